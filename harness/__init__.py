@@ -1,0 +1,33 @@
+"""harness: turn research papers into runnable, comparable, MLflow-tracked benchmarks.
+
+The names a plugin needs::
+
+    from harness import hookimpl, Dataset, Method, Metric, Report, Curve, Skip
+"""
+
+from __future__ import annotations
+
+from importlib.metadata import PackageNotFoundError, version
+
+import pluggy
+
+from harness.components import Curve, Dataset, Method, Metric, Report, Skip
+
+hookimpl = pluggy.HookimplMarker("harness")
+"""Marker for hook implementations in a plugin module (``@hookimpl``)."""
+
+try:
+    __version__ = version("harness")
+except PackageNotFoundError:  # running from a source tree that is not installed
+    __version__ = "0+unknown"
+
+__all__ = [
+    "Curve",
+    "Dataset",
+    "Method",
+    "Metric",
+    "Report",
+    "Skip",
+    "__version__",
+    "hookimpl",
+]

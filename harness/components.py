@@ -1,0 +1,274 @@
+"""Component base classes of the plugin API: Dataset, Method, Metric, Report.
+
+A plugin contributes *classes* (not instances) through the hooks of
+:mod:`harness.hookspecs`. Each class has a kebab-case ``name``, the ``task`` it belongs to
+(a method may declare several), a docstring whose ``Source:`` line names the paper or library,
+and a nested ``Params`` (a dataclass or a pydantic model) whose typed, defaulted fields are
+everything a suite may set. The runner instantiates a component as ``cls(params)``.
+
+Contract (DESIGN.md):
+
+- ``Dataset.load(params, seed) -> data``: same params and seed give the same data.
+- ``Method.run(data, params, seed) -> output``; a method must not mutate ``data``
+  (one loaded data object may be reused by several cells of the same worker).
+- ``Metric.compute(data, output) -> float | dict[str, float] | Curve``.
+- ``Report.build(results, curves) -> dict[str, Figure | DataFrame]`` over a finished suite.
+
+Any of ``load``, ``run`` and ``compute`` may raise :class:`Skip` with a reason.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+import pydantic
+
+from harness.errors import ParamsError
+
+__all__ = [
+    "Component",
+    "Curve",
+    "Dataset",
+    "Method",
+    "Metric",
+    "Report",
+    "Skip",
+    "params_as_dict",
+    "params_fields",
+    "validate_params",
+]
+
+
+class Skip(Exception):  # noqa: N818 - the name is the contract (benchopt's skip())
+    """A component does not apply here; the reason is logged, and it is not a failure.
+
+    Raised by ``Metric.compute``: the metric is left out of the cell. Raised by
+    ``Dataset.load`` or ``Method.run``: the whole cell is recorded with status ``skipped``.
+
+    Examples
+    --------
+    >>> raise Skip("ks-unfairness needs two groups; 'toy-linear' has one")
+    Traceback (most recent call last):
+    ...
+    harness.components.Skip: ks-unfairness needs two groups; 'toy-linear' has one
+    """
+
+
+@dataclass(frozen=True)
+class Curve:
+    """Values of a metric over steps (e.g. cumulative regret over rounds).
+
+    Parameters
+    ----------
+    values : array-like of float, shape (n_steps,)
+        The metric at each step, in the metric's units.
+    steps : array-like of int, shape (n_steps,), optional
+        Strictly increasing step indices; defaults to ``1 .. n_steps``.
+
+    Raises
+    ------
+    ValueError
+        If ``values`` is not one-dimensional and non-empty, or ``steps`` does not match it.
+
+    Examples
+    --------
+    >>> Curve([0.0, 0.5, 0.75]).steps.tolist()
+    [1, 2, 3]
+    """
+
+    values: np.ndarray
+    steps: np.ndarray = None  # type: ignore[assignment]  # filled in __post_init__
+
+    def __post_init__(self) -> None:
+        values = np.asarray(self.values, dtype=float)
+        if values.ndim != 1 or values.size == 0:
+            raise ValueError(f"Curve values must be a non-empty 1-D array, got shape {values.shape}")
+        steps = np.arange(1, values.size + 1) if self.steps is None else np.asarray(self.steps)
+        if steps.shape != values.shape:
+            raise ValueError(f"Curve steps shape {steps.shape} != values shape {values.shape}")
+        object.__setattr__(self, "values", values)
+        object.__setattr__(self, "steps", steps.astype(np.int64))
+
+    @property
+    def final(self) -> float:
+        """The last value, used where one number per cell is needed (tables)."""
+        return float(self.values[-1])
+
+    def thinned(self, max_points: int = 1000) -> Curve:
+        """At most ``max_points`` evenly spaced points, always keeping the first and last."""
+        if self.values.size <= max_points:
+            return self
+        index = np.unique(np.linspace(0, self.values.size - 1, max_points).round().astype(int))
+        return Curve(self.values[index], self.steps[index])
+
+
+class Component:
+    """Common base: ``name``, ``task``, a nested ``Params`` and ``self.params``.
+
+    Parameters
+    ----------
+    params : Params, optional
+        Validated parameters; defaults to ``Params()``.
+    """
+
+    name: ClassVar[str]
+    task: ClassVar[str | tuple[str, ...]]
+
+    @dataclass
+    class Params:
+        """No parameters."""
+
+    def __init__(self, params: Any = None) -> None:
+        self.params = params if params is not None else self.Params()
+
+    @classmethod
+    def tasks(cls) -> tuple[str, ...]:
+        """The tasks this component belongs to, as a tuple."""
+        return (cls.task,) if isinstance(cls.task, str) else tuple(cls.task)
+
+
+class Dataset(Component):
+    """Base class of datasets: ``load(params, seed)`` returns the task's data object."""
+
+    def load(self, params: Any, seed: int) -> Any:
+        """Build the data; deterministic given ``params`` and ``seed``."""
+        raise NotImplementedError(f"{type(self).__name__}.load is not implemented")
+
+    def describe(self, data: Any) -> dict[str, float | int | str]:
+        """Derived facts about loaded data, logged as ``dataset.<key>`` params of the cell.
+
+        Override to record what the suite did not set but a reader needs (matched
+        moment degree, group proportions, ...). Default: nothing.
+        """
+        return {}
+
+
+class Method(Component):
+    """Base class of methods: ``run(data, params, seed)`` returns the task's output object."""
+
+    def run(self, data: Any, params: Any, seed: int) -> Any:
+        """Fit and predict on ``data``; must not mutate it."""
+        raise NotImplementedError(f"{type(self).__name__}.run is not implemented")
+
+
+class Metric(Component):
+    """Base class of metrics: ``compute(data, output)`` scores one cell.
+
+    ``higher_is_better`` (``True``, ``False`` or ``None`` for neither) orders tables.
+    """
+
+    higher_is_better: ClassVar[bool | None] = None
+
+    def compute(self, data: Any, output: Any) -> float | dict[str, float] | Curve:
+        """A scalar, several named scalars, or a :class:`Curve`; or raise :class:`Skip`."""
+        raise NotImplementedError(f"{type(self).__name__}.compute is not implemented")
+
+
+class Report(Component):
+    """Base class of reports: plots and cross-run statistics over a finished suite."""
+
+    def build(
+        self, results: Any, curves: Mapping[str, Mapping[str, Curve]]
+    ) -> dict[str, Any]:
+        """Build figures and tables from every finished cell of the report's task.
+
+        :param results: a ``pandas.DataFrame``, one row per cell, with columns
+            ``cell_hash, task, dataset, method, seed, status``, every param as
+            ``dataset.<p>`` / ``method.<p>`` and every metric under its logged name.
+        :param curves: ``{cell_hash: {metric name: Curve}}`` for cells that logged curves.
+        :returns: ``{name: matplotlib Figure or pandas DataFrame}``; names become file
+            names (``<name>.png`` / ``<name>.md``) in the report folder.
+        """
+        raise NotImplementedError(f"{type(self).__name__}.build is not implemented")
+
+
+# -- Params: introspection and validation ----------------------------------------------
+
+
+def params_fields(params_cls: type) -> dict[str, tuple[Any, Any]]:
+    """``{field: (annotation, default)}`` of a dataclass or pydantic ``Params``.
+
+    The default is ``dataclasses.MISSING`` where a field has none.
+
+    Raises
+    ------
+    TypeError
+        If ``params_cls`` is neither a dataclass nor a pydantic model.
+    """
+    if isinstance(params_cls, type) and issubclass(params_cls, pydantic.BaseModel):
+        return {
+            name: (f.annotation, dataclasses.MISSING if f.is_required() else f.get_default())
+            for name, f in params_cls.model_fields.items()
+        }
+    if dataclasses.is_dataclass(params_cls):
+        hints = typing.get_type_hints(params_cls)
+        out = {}
+        for f in dataclasses.fields(params_cls):
+            default = f.default
+            if default is dataclasses.MISSING and f.default_factory is not dataclasses.MISSING:
+                default = f.default_factory()
+            out[f.name] = (hints.get(f.name, Any), default)
+        return out
+    raise TypeError(f"Params must be a dataclass or a pydantic model, got {params_cls!r}")
+
+
+@functools.lru_cache(maxsize=1024)
+def _adapter(annotation: Any) -> pydantic.TypeAdapter:
+    return pydantic.TypeAdapter(annotation)
+
+
+def _describe_type(annotation: Any) -> str:
+    if typing.get_origin(annotation) is typing.Literal:
+        return "one of " + ", ".join(repr(a) for a in typing.get_args(annotation))
+    return getattr(annotation, "__name__", None) or str(annotation).replace("typing.", "")
+
+
+def validate_params(
+    component: type[Component], values: Mapping[str, Any], where: Mapping[str, str] | None = None
+) -> Any:
+    """Check ``values`` against ``component.Params`` and build a ``Params`` instance.
+
+    :param component: the component class whose ``Params`` applies.
+    :param values: ``{field: value}`` as read from a suite (unset fields take defaults).
+    :param where: optional ``{field: path}`` so errors name where each value came from
+        (``params.alpha`` or ``grid.alpha[1]``); defaults to the field name.
+    :returns: a ``Params`` instance with values coerced to the annotated types.
+    :raises ParamsError: listing every unknown field (with the known ones) and every
+        value of the wrong type, or the message of a check in ``Params`` itself.
+    """
+    where = where or {}
+    fields = params_fields(component.Params)
+    problems: list[tuple[str, str]] = []
+    coerced: dict[str, Any] = {}
+    for key, value in values.items():
+        path = where.get(key, key)
+        if key not in fields:
+            known = ", ".join(fields) or "(none)"
+            problems.append((path, f"unknown param '{key}' of '{component.name}'. Known: {known}."))
+            continue
+        annotation = fields[key][0]
+        try:
+            coerced[key] = _adapter(annotation).validate_python(value)
+        except pydantic.ValidationError:
+            problems.append((path, f"expected {_describe_type(annotation)}, got {value!r}."))
+    missing = [k for k, (_, d) in fields.items() if d is dataclasses.MISSING and k not in values]
+    problems += [(k, f"required param '{k}' of '{component.name}' is not set.") for k in missing]
+    if problems:
+        raise ParamsError(problems)
+    try:
+        return component.Params(**coerced)
+    except (ValueError, TypeError, pydantic.ValidationError) as err:
+        raise ParamsError([("", f"invalid params for '{component.name}': {err}")]) from err
+
+
+def params_as_dict(params: Any) -> dict[str, Any]:
+    """A ``Params`` instance as a plain ``{field: value}`` dict (not recursive)."""
+    if isinstance(params, pydantic.BaseModel):
+        return dict(params)
+    return {f.name: getattr(params, f.name) for f in dataclasses.fields(params)}

@@ -1,0 +1,36 @@
+"""The one error module of harness: a shallow tree under :class:`HarnessError`.
+
+``cli.py`` maps these to exit codes once: :class:`SuiteError` and :class:`PluginError`
+exit 2 (bad input, nothing written), :class:`CellError` exits 1. :class:`harness.Skip`
+is deliberately *not* a :class:`HarnessError`: skipping is a result, not a failure.
+"""
+
+from __future__ import annotations
+
+
+class HarnessError(Exception):
+    """Base class of every error harness raises on purpose."""
+
+
+class SuiteError(HarnessError):
+    """A suite file, a CLI argument or a component name is invalid (exit code 2)."""
+
+
+class PluginError(HarnessError):
+    """A plugin fails to import, has a bad hook implementation or clashes with another (exit 2)."""
+
+
+class CellError(HarnessError):
+    """Some cells of a run failed or timed out (exit code 1)."""
+
+
+class ParamsError(HarnessError):
+    """A component's parameters are invalid; carries ``(path, message)`` pairs.
+
+    Raised by :func:`harness.components.validate_params`; the suite loader turns it into a
+    :class:`SuiteError` that names the file and the path inside it.
+    """
+
+    def __init__(self, problems: list[tuple[str, str]]):
+        self.problems = problems
+        super().__init__("; ".join(f"{path}: {msg}" if path else msg for path, msg in problems))

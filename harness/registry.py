@@ -1,0 +1,194 @@
+"""The plugin manager: entry-point loading, name resolution and duplicate checks.
+
+:func:`build_registry` loads every ``harness`` entry point (or the explicit plugin objects
+a test passes), calls the four hooks of :mod:`harness.hookspecs`, checks what they return
+and indexes the components by ``(kind, task, name)``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+
+import pluggy
+
+from harness import hookspecs
+from harness.components import Component, Dataset, Method, Metric, Report, params_fields
+from harness.errors import PluginError, SuiteError
+
+GROUP = "harness"
+DISABLE_ENV = "HARNESS_DISABLE_PLUGINS"
+KINDS: dict[str, type[Component]] = {
+    "dataset": Dataset,
+    "method": Method,
+    "metric": Metric,
+    "report": Report,
+}
+_HOOK_OF_KIND = {kind: f"harness_{kind}s" for kind in KINDS}
+_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One registered component: its class and the plugin (name, version) providing it."""
+
+    cls: type[Component]
+    plugin: str
+    version: str
+
+
+@dataclass
+class Registry:
+    """Components of every loaded plugin, indexed by kind, task and name.
+
+    Attributes
+    ----------
+    plugins : dict[str, str]
+        ``{plugin name: version}`` of every loaded plugin.
+    entries : dict[str, dict[tuple[str, str], Entry]]
+        ``{kind: {(task, name): Entry}}`` for kind in dataset, method, metric, report.
+    """
+
+    plugins: dict[str, str] = field(default_factory=dict)
+    entries: dict[str, dict[tuple[str, str], Entry]] = field(
+        default_factory=lambda: {kind: {} for kind in KINDS}
+    )
+
+    def tasks(self) -> list[str]:
+        """Every task some component belongs to, sorted."""
+        return sorted({task for by_key in self.entries.values() for task, _ in by_key})
+
+    def names(self, kind: str, task: str) -> list[str]:
+        """Sorted names of the ``kind`` components of ``task``."""
+        return sorted(name for t, name in self.entries[kind] if t == task)
+
+    def get(self, kind: str, task: str, name: str, where: str = "") -> Entry:
+        """The entry for ``(kind, task, name)``.
+
+        :raises SuiteError: naming the task, the place ``where`` and the known names.
+        """
+        if task not in self.tasks():
+            raise SuiteError(
+                f"Unknown task '{task}'{_at(where)}. Known: {', '.join(self.tasks()) or '(none)'}."
+                " Is its plugin installed? See 'harness list'."
+            )
+        try:
+            return self.entries[kind][(task, name)]
+        except KeyError:
+            known = ", ".join(self.names(kind, task)) or "(none)"
+            raise SuiteError(
+                f"Unknown {kind} '{name}' for task '{task}'{_at(where)}. Known: {known}."
+                " See 'harness list'."
+            ) from None
+
+
+def _at(where: str) -> str:
+    return f" ({where})" if where else ""
+
+
+def disabled_plugins() -> set[str]:
+    """Plugin names listed in ``HARNESS_DISABLE_PLUGINS`` (comma-separated)."""
+    return {p.strip() for p in os.environ.get(DISABLE_ENV, "").split(",") if p.strip()}
+
+
+def build_registry(
+    plugins: Mapping[str, object] | None = None,
+    *,
+    entry_points: bool = True,
+    disabled: Iterable[str] | None = None,
+) -> Registry:
+    """Load plugins, call their hooks and index the components they return.
+
+    :param plugins: extra plugin objects ``{name: module or object with hookimpls}``,
+        registered as given (tests use this instead of installing packages).
+    :param entry_points: also load every installed ``harness`` entry point.
+    :param disabled: plugin names to block; defaults to ``HARNESS_DISABLE_PLUGINS``.
+    :returns: the :class:`Registry`.
+    :raises PluginError: a plugin fails to import (with its import error), implements
+        an unknown hook or a hook with a wrong signature, returns something that is not
+        a well-formed component class, or a ``(task, name)`` clashes between two
+        plugins (naming both).
+    """
+    blocked = disabled_plugins() if disabled is None else set(disabled)
+    pm = pluggy.PluginManager(GROUP)
+    pm.add_hookspecs(hookspecs)
+    for name in blocked:
+        pm.set_blocked(name)
+    versions: dict[str, str] = {}
+    candidates: list[tuple[str, object, str]] = []
+    if entry_points:
+        candidates += _load_entry_points(blocked)
+    for name, plugin in (plugins or {}).items():
+        if name not in blocked:
+            candidates.append((name, plugin, str(getattr(plugin, "__version__", "0"))))
+    for name, plugin, version in candidates:
+        try:
+            pm.register(plugin, name=name)
+        except (pluggy.PluginValidationError, ValueError) as err:
+            raise PluginError(f"Plugin '{name}' has an invalid hook implementation: {err}") from err
+        versions[name] = version
+    try:
+        pm.check_pending()
+    except pluggy.PluginValidationError as err:
+        raise PluginError(
+            f"Plugin '{err.plugin_name if hasattr(err, 'plugin_name') else err.plugin}' "
+            f"implements a hook harness does not define: {err}. Hooks: "
+            + ", ".join(_HOOK_OF_KIND.values())
+        ) from err
+    registry = Registry(plugins=versions)
+    for kind, hook_name in _HOOK_OF_KIND.items():
+        for impl in getattr(pm.hook, hook_name).get_hookimpls():
+            for cls in impl.function() or ():
+                _add(registry, kind, cls, impl.plugin_name, versions[impl.plugin_name])
+    return registry
+
+
+def _load_entry_points(blocked: set[str]) -> list[tuple[str, object, str]]:
+    loaded = []
+    for ep in entry_points(group=GROUP):
+        if ep.name in blocked:
+            continue
+        dist = getattr(ep, "dist", None)
+        try:
+            module = ep.load()
+        except Exception as err:  # any import-time failure is the plugin's, reported as such
+            raise PluginError(
+                f"Plugin '{ep.name}' ({ep.value}) failed to import: {type(err).__name__}: {err}."
+                f" Fix or reinstall it, or set {DISABLE_ENV}={ep.name}."
+            ) from err
+        loaded.append((ep.name, module, dist.version if dist is not None else "0"))
+    return loaded
+
+
+def _add(registry: Registry, kind: str, cls: object, plugin: str, version: str) -> None:
+    base = KINDS[kind]
+    hook = _HOOK_OF_KIND[kind]
+    if not (isinstance(cls, type) and issubclass(cls, base)):
+        raise PluginError(
+            f"Plugin '{plugin}': {hook}() returned {cls!r}; expected a subclass of"
+            f" harness.{base.__name__} (the class, not an instance)."
+        )
+    name = getattr(cls, "name", None)
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise PluginError(
+            f"Plugin '{plugin}': {cls.__name__}.name must be lower-case words joined by '-',"
+            f" got {name!r}."
+        )
+    if not getattr(cls, "task", None):
+        raise PluginError(f"Plugin '{plugin}': {kind} '{name}' does not declare a task.")
+    try:
+        params_fields(cls.Params)
+    except TypeError as err:
+        raise PluginError(f"Plugin '{plugin}': {kind} '{name}': {err}") from err
+    for task in cls.tasks():
+        key = (task, name)
+        other = registry.entries[kind].get(key)
+        if other is not None and other.cls is not cls:
+            raise PluginError(
+                f"{kind.capitalize()} '{name}' (task '{task}') comes from both '{other.plugin}'"
+                f" and '{plugin}'. Uninstall one or set {DISABLE_ENV}={plugin}."
+            )
+        registry.entries[kind][key] = Entry(cls, plugin, version)
