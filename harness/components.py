@@ -88,7 +88,7 @@ class Curve:
     def __post_init__(self) -> None:
         values = np.asarray(self.values, dtype=float)
         if values.ndim != 1 or values.size == 0:
-            raise ValueError(f"Curve values must be a non-empty 1-D array, got shape {values.shape}")
+            raise ValueError(f"Curve values must be a non-empty 1-D array, got {values.shape}")
         steps = np.arange(1, values.size + 1) if self.steps is None else np.asarray(self.steps)
         if steps.shape != values.shape:
             raise ValueError(f"Curve steps shape {steps.shape} != values shape {values.shape}")
@@ -173,9 +173,7 @@ class Metric(Component):
 class Report(Component):
     """Base class of reports: plots and cross-run statistics over a finished suite."""
 
-    def build(
-        self, results: Any, curves: Mapping[str, Mapping[str, Curve]]
-    ) -> dict[str, Any]:
+    def build(self, results: Any, curves: Mapping[str, Mapping[str, Curve]]) -> dict[str, Any]:
         """Build figures and tables from every finished cell of the report's task.
 
         :param results: a ``pandas.DataFrame``, one row per cell, with columns

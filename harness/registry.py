@@ -134,8 +134,8 @@ def build_registry(
         pm.check_pending()
     except pluggy.PluginValidationError as err:
         raise PluginError(
-            f"Plugin '{err.plugin_name if hasattr(err, 'plugin_name') else err.plugin}' "
-            f"implements a hook harness does not define: {err}. Hooks: "
+            f"Plugin '{pm.get_name(err.plugin)}' implements a hook harness does not define:"
+            f" {err}. Hooks: "
             + ", ".join(_HOOK_OF_KIND.values())
         ) from err
     registry = Registry(plugins=versions)
@@ -186,7 +186,7 @@ def _add(registry: Registry, kind: str, cls: object, plugin: str, version: str) 
     for task in cls.tasks():
         key = (task, name)
         other = registry.entries[kind].get(key)
-        if other is not None and other.cls is not cls:
+        if other is not None and (other.plugin != plugin or other.cls is not cls):
             raise PluginError(
                 f"{kind.capitalize()} '{name}' (task '{task}') comes from both '{other.plugin}'"
                 f" and '{plugin}'. Uninstall one or set {DISABLE_ENV}={plugin}."
