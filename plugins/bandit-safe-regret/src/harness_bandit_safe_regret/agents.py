@@ -1,0 +1,208 @@
+"""Alice's algorithms as round-by-round agents: phased aggression, (A,B)-Prod, the comparator.
+
+Source: Müller et al., ICML 2025 (arXiv 2502.11673), bandit phased aggression; Even-Dar,
+Kearns, Mansour, Wortman, Machine Learning 2008 (full-information phased aggression); Sani,
+Neu, Lazaric, NeurIPS 2014 ((A,B)-Prod); as reconstructed in
+shared/papers/bandit-safe-regret.md §2 (constants not checked against the papers).
+
+An agent plays one round at a time: ``play(seat)`` returns the played distribution p_t over
+the seat's actions; ``observe(seat, action, payoff, column)`` gives the realised payoff
+(bandit feedback) and ``column``, the expected payoff of every action of Alice against the
+opponent's realised action (used only by full-information agents). ``alpha`` is the current
+weight of the learner in p_t; ``switches`` lists the rounds (1-based) ending a phase.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from harness_bandit_safe_regret.data import GameData
+from harness_bandit_safe_regret.learners import make_learner
+
+__all__ = ["ABProd", "Comparator", "PhasedAggression", "seat_rounds"]
+
+
+def seat_rounds(data: GameData) -> list[int]:
+    """Number of rounds played in each seat over the horizon (at least 1 each)."""
+    n = data.game.n_seats
+    return [max(1, len(range(s, data.T, n))) for s in range(n)]
+
+
+def _log_n_strategies(data: GameData) -> float:
+    """ln K, with K the number of Alice's pure strategies (the product over seats)."""
+    return float(sum(math.log(len(seat.actions)) for seat in data.game.seats))
+
+
+class PhasedAggression:
+    """p_t = (1 - alpha_k) mu_c + alpha_k q_t; alpha_k = min(1, 2^(k-1) / R) rises in phases.
+
+    Parameters
+    ----------
+    data : GameData
+        The game, comparator mu_c (one distribution per seat) and horizon T.
+    learner : {"exp3", "exp3-ix", "tsallis-inf", "hedge"}
+        Base learner, one instance per seat (their product is the learner over Alice's pure
+        strategies).
+    feedback : {"bandit", "full"}
+        Bandit: importance-weighted estimates with the mixture probability p_t(a_t).
+        Full: the whole loss vector against the opponent's realised action.
+    c0 : float, default=1
+        Scale of the phase threshold R.
+    phased : bool, default=True
+        False plays the learner alone (alpha = 1 throughout, learning rates for K arms).
+
+    Raises
+    ------
+    ValueError
+        If ``feedback`` is bandit, ``phased`` is True and the comparator has a zero entry
+        (the bandit guarantee needs full support, delta > 0).
+
+    Notes
+    -----
+    Bandit (reconstruction of the paper): R = c0 sqrt(T ln K / delta), EXP3 rate
+    eta_s = sqrt(2 delta_s ln K_s / T_s) per seat (K replaced by 1 / delta), IX gamma = eta / 2.
+    Full information (Even-Dar et al. 2008): R = c0 sqrt(T ln K / 2), Hedge rate
+    sqrt(8 ln K_s / T_s). A phase ends when the estimated comparator loss exceeds the best
+    fixed strategy's by 2R (loss units); the learner and the statistics are then reset.
+    """
+
+    def __init__(
+        self,
+        data: GameData,
+        learner: str,
+        feedback: str = "bandit",
+        c0: float = 1.0,
+        phased: bool = True,
+    ) -> None:
+        self.mu = [np.asarray(x, dtype=float) for x in data.comparator]
+        self.full = feedback == "full"
+        rounds = seat_rounds(data)
+        sizes = [len(seat.actions) for seat in data.game.seats]
+        if phased and not self.full and data.delta <= 0.0:
+            zeros = [np.flatnonzero(x <= 0).tolist() for x in self.mu]
+            raise ValueError(
+                f"phased-aggression needs a full-support comparator (delta > 0); the comparator"
+                f" of '{data.game.name}' has zero entries at actions {zeros} (per seat)."
+                " Set the dataset's comparator_epsilon > 0."
+            )
+        etas = [self._eta(learner, k, n, x, phased) for k, n, x in zip(sizes, rounds, self.mu)]
+        self.learners = [make_learner(learner, k, eta) for k, eta in zip(sizes, etas)]
+        log_k = _log_n_strategies(data)
+        if not phased:
+            self.R = math.inf
+        elif self.full:
+            self.R = c0 * math.sqrt(data.T * log_k / 2.0)
+        else:
+            self.R = c0 * math.sqrt(data.T * log_k / data.delta)
+        self.phased = phased
+        self.k = 1
+        self.alpha = min(1.0, 1.0 / self.R) if phased else 1.0
+        self.switches: list[int] = []
+        self._t = 0
+        self._reset_statistics()
+
+    def _eta(self, learner: str, k: int, n: int, mu: np.ndarray, phased: bool) -> float:
+        if self.full or learner == "hedge":
+            return math.sqrt(8.0 * math.log(k) / n)
+        inverse_delta = 1.0 / mu.min() if phased else float(k)
+        return math.sqrt(2.0 * math.log(k) / (inverse_delta * n))
+
+    def _reset_statistics(self) -> None:
+        self._Sc = 0.0
+        self._S = [np.zeros(len(x)) for x in self.mu]
+        self._S_min = [0.0] * len(self.mu)
+        for learner in self.learners:
+            learner.reset()
+
+    def play(self, seat: int) -> np.ndarray:
+        """Played distribution p_t for a round in ``seat``, shape (K_seat,)."""
+        q = self.learners[seat].dist()
+        if self.alpha >= 1.0:
+            self._p = q
+        else:
+            self._p = (1.0 - self.alpha) * self.mu[seat] + self.alpha * q
+        return self._p
+
+    def observe(self, seat: int, action: int, payoff: float, column: np.ndarray) -> None:
+        """Learn from the round; ``column`` is used only with full information."""
+        self._t += 1
+        learner, mu, S = self.learners[seat], self.mu[seat], self._S[seat]
+        if self.full:
+            losses = (1.0 - column) * 0.5
+            learner.update_full(losses)
+            self._Sc += float(mu @ losses)
+            S += losses
+        else:
+            loss = (1.0 - payoff) * 0.5
+            prob = float(self._p[action])
+            learner.update_bandit(action, loss, prob)
+            estimate = loss / prob
+            self._Sc += mu[action] * estimate
+            S[action] += estimate
+        if self.alpha < 1.0:
+            self._S_min[seat] = float(S.min())
+            if self._Sc - sum(self._S_min) >= 2.0 * self.R:
+                self.k += 1
+                self.alpha = min(1.0, 2.0 ** (self.k - 1) / self.R)
+                self.switches.append(self._t)
+                self._reset_statistics()
+
+
+class ABProd:
+    """(A,B)-Prod with A = Hedge and B = the comparator; full information only.
+
+    Parameters
+    ----------
+    data : GameData
+        The game, comparator and horizon.
+
+    Notes
+    -----
+    w_A = eta, w_B = 1 - eta (frozen), s_t = w_A / (w_A + w_B), p_t = s_t q_t + (1 - s_t) mu_c,
+    w_A <- w_A (1 + eta (<mu_c, l_t> - <q_t, l_t>)), eta = sqrt(ln T / T) / 2 (Sani et al.
+    2014); the agent plays the mixture p_t, whose expected loss is that of sampling A or B.
+    """
+
+    def __init__(self, data: GameData) -> None:
+        self.mu = [np.asarray(x, dtype=float) for x in data.comparator]
+        rounds = seat_rounds(data)
+        self.learners = [
+            make_learner("hedge", len(s.actions), math.sqrt(8.0 * math.log(len(s.actions)) / n))
+            for s, n in zip(data.game.seats, rounds)
+        ]
+        T = max(data.T, 3)
+        self.eta = 0.5 * math.sqrt(math.log(T) / T)
+        self._w_a, self._w_b = self.eta, 1.0 - self.eta
+        self.alpha = self._w_a / (self._w_a + self._w_b)
+        self.switches: list[int] = []
+
+    def play(self, seat: int) -> np.ndarray:
+        """Played distribution p_t = s_t q_t + (1 - s_t) mu_c, shape (K_seat,)."""
+        self._q = self.learners[seat].dist()
+        return self.alpha * self._q + (1.0 - self.alpha) * self.mu[seat]
+
+    def observe(self, seat: int, action: int, payoff: float, column: np.ndarray) -> None:
+        """Update w_A and Hedge on the full loss vector."""
+        losses = (1.0 - column) * 0.5
+        gap = float(self.mu[seat] @ losses - self._q @ losses)
+        self._w_a *= 1.0 + self.eta * gap
+        self.alpha = self._w_a / (self._w_a + self._w_b)
+        self.learners[seat].update_full(losses)
+
+
+class Comparator:
+    """Always play the comparator mu_c (alpha = 0)."""
+
+    def __init__(self, data: GameData) -> None:
+        self.mu = [np.asarray(x, dtype=float) for x in data.comparator]
+        self.alpha = 0.0
+        self.switches: list[int] = []
+
+    def play(self, seat: int) -> np.ndarray:
+        """The comparator of ``seat``."""
+        return self.mu[seat]
+
+    def observe(self, seat: int, action: int, payoff: float, column: np.ndarray) -> None:
+        """Nothing to learn."""

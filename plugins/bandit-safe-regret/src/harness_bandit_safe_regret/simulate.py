@@ -1,0 +1,102 @@
+"""The repeated-game loop: Alice's agent against Bob for T rounds, then per-round values.
+
+Source: shared/papers/bandit-safe-regret.md §5 (expected per-round values V(p_t, nu_t)
+where the opponent's mixed strategy is known, realised values kept too).
+
+The loop is a tight Python loop over rounds (agents and opponents adapt every round); the
+values the metrics need are computed afterwards, vectorised over rounds, from the stored
+p_t, nu_t and b_t.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from harness_bandit_safe_regret.data import GameData, PlayOutput
+from harness_bandit_safe_regret.opponents import make_opponent, sample
+
+__all__ = ["simulate"]
+
+
+def simulate(data: GameData, agent, seed: int) -> PlayOutput:
+    """Play ``data.T`` rounds of ``agent`` (Alice) against ``data.opponent`` (Bob).
+
+    Parameters
+    ----------
+    data : GameData
+        Game, comparator, opponent and horizon.
+    agent : object
+        Has ``play(seat) -> p``, ``observe(seat, a, payoff, column)``, ``alpha`` and
+        ``switches`` (see :mod:`harness_bandit_safe_regret.agents`).
+    seed : int
+        Seeds Alice's and Bob's sampling and chance.
+
+    Returns
+    -------
+    PlayOutput
+    """
+    T, seats = data.T, data.game.seats
+    n_seats = len(seats)
+    rng = np.random.default_rng(seed)
+    u_alice, u_bob = rng.random(T), rng.random(T)
+    outcomes = [rng.integers(seat.payoffs.shape[0], size=T).tolist() for seat in seats]
+    opponent = make_opponent(data)
+    tables = [seat.payoffs.tolist() for seat in seats]
+    columns = [np.ascontiguousarray(seat.matrix.T) for seat in seats]
+    n_rounds = [len(range(s, T, n_seats)) for s in range(n_seats)]
+    P = [np.empty((n, len(seat.actions))) for n, seat in zip(n_rounds, seats)]
+    N = [np.zeros((n, len(seat.opponent_actions))) for n, seat in zip(n_rounds, seats)]
+    B = [np.empty(n, dtype=np.int64) for n in n_rounds]
+    realised, alpha = np.empty(T), np.empty(T)
+    for t in range(T):
+        s, i = (0, t) if n_seats == 1 else (t % n_seats, t // n_seats)
+        p = agent.play(s)
+        nu, b = opponent.act(s, p, u_bob[t])
+        a = sample(p, u_alice[t])
+        payoff = tables[s][outcomes[s][t]][a][b]
+        agent.observe(s, a, payoff, columns[s][b])
+        opponent.observe(s, a, b, payoff)
+        P[s][i] = p
+        if nu is None:
+            N[s][i, b] = 1.0
+        else:
+            N[s][i] = nu
+        B[s][i] = b
+        realised[t] = payoff
+        alpha[t] = agent.alpha
+    return _values(data, P, N, B, realised, alpha, agent.switches)
+
+
+def _values(data, P, N, B, realised, alpha, switches) -> PlayOutput:
+    T, n_seats = data.T, data.game.n_seats
+    expected, comparator, comparator_realised = np.empty(T), np.empty(T), np.empty(T)
+    best, best_realised = np.zeros(T), np.zeros(T)
+    for s, seat in enumerate(data.game.seats):
+        rounds = np.arange(s, T, n_seats)
+        if rounds.size == 0:
+            continue
+        action_values = N[s] @ seat.matrix.T  # (n_rounds, K): V(e_a, nu_t)
+        action_realised = seat.matrix[:, B[s]].T  # (n_rounds, K): V(e_a, b_t)
+        expected[rounds] = np.einsum("ik,ik->i", P[s], action_values)
+        comparator[rounds] = action_values @ data.comparator[s]
+        comparator_realised[rounds] = action_realised @ data.comparator[s]
+        best += _forward_fill(np.cumsum(action_values, axis=0).max(axis=1), rounds, T)
+        best_realised += _forward_fill(np.cumsum(action_realised, axis=0).max(axis=1), rounds, T)
+    return PlayOutput(
+        expected_payoff=expected,
+        realised_payoff=realised,
+        comparator_payoff=comparator,
+        comparator_realised=comparator_realised,
+        best_cumulative=best,
+        best_cumulative_realised=best_realised,
+        alpha=alpha,
+        phase_switches=np.asarray(switches, dtype=np.int64),
+    )
+
+
+def _forward_fill(values: np.ndarray, rounds: np.ndarray, T: int) -> np.ndarray:
+    """A (T,) array equal to ``values[j]`` from round ``rounds[j]`` on, 0 before rounds[0]."""
+    index = np.zeros(T, dtype=np.int64)
+    index[rounds] = np.arange(1, rounds.size + 1)
+    index = np.maximum.accumulate(index)
+    return np.concatenate([[0.0], values])[index]

@@ -1,0 +1,44 @@
+"""harness plugin ``fair-regression``: demographic-parity regression by post-processing.
+
+Fukuchi, "Meta Optimality for Demographic Parity Constrained Regression via
+Post-Processing", ICML 2025; baselines from Chzhen et al. (NeurIPS 2020), Le Gouic et al.
+(2020), Chzhen & Schreuder (2022) and fairlearn.
+"""
+
+from __future__ import annotations
+
+from harness import hookimpl
+from harness_fair_regression import datasets, methods, metrics, reports
+
+
+@hookimpl
+def harness_datasets() -> list[type]:
+    """The four datasets of the task."""
+    return [datasets.SyntheticLinear, datasets.CommunitiesCrime, datasets.LawSchool,
+            datasets.Diabetes]  # fmt: skip
+
+
+@hookimpl
+def harness_methods() -> list[type]:
+    """The base regressor, four post-processings and the adversarial baseline."""
+    return [
+        methods.Unconstrained,
+        methods.WassersteinBarycenter,
+        methods.Projection,
+        methods.PartialFairness,
+        methods.MetaOptimalPostProcessing,
+        methods.Adversarial,
+    ]
+
+
+@hookimpl
+def harness_metrics() -> list[type]:
+    """Accuracy, exact unfairness and risk to the fair Bayes predictor."""
+    return [metrics.MSE, metrics.RMSE, metrics.KSUnfairness, metrics.W2Unfairness,
+            metrics.SPDisparity, metrics.FairRisk]  # fmt: skip
+
+
+@hookimpl
+def harness_reports() -> list[type]:
+    """Risk-unfairness scatter and fair-risk rate."""
+    return [reports.RiskUnfairness, reports.FairRiskRate]

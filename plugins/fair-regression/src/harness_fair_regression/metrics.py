@@ -1,0 +1,276 @@
+"""Metrics of the ``fair-regression`` task: accuracy, exact DP unfairness, risk to g*."""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+import numpy as np
+
+from harness import Metric, Skip
+from harness_fair_regression.data import FairRegressionData, RegressionOutput
+
+__all__ = [
+    "MSE",
+    "RMSE",
+    "FairRisk",
+    "KSUnfairness",
+    "SPDisparity",
+    "W2Unfairness",
+    "ks_unfairness",
+    "sp_disparity",
+    "w2_unfairness",
+]
+
+TASK = "fair-regression"
+
+
+def _groups(pred: np.ndarray, s: np.ndarray) -> list[np.ndarray]:
+    """Sorted predictions of each group present in ``s``; raises ValueError on NaN."""
+    pred = np.asarray(pred, dtype=float)
+    s = np.asarray(s)
+    if pred.shape != s.shape or pred.ndim != 1:
+        raise ValueError(f"pred shape {pred.shape} and s shape {s.shape} must be equal, 1-D")
+    if not np.isfinite(pred).all():
+        raise ValueError("predictions hold NaN/inf")
+    order = np.lexsort((pred, s))
+    s_sorted = s[order]
+    bounds = np.flatnonzero(np.diff(s_sorted)) + 1
+    return np.split(pred[order], bounds)
+
+
+def ks_unfairness(pred: np.ndarray, s: np.ndarray) -> float:
+    """Exact Kolmogorov-Smirnov unfairness, max over group pairs.
+
+    Source: Chzhen et al., NeurIPS 2020, Section 6, KS = sup_t |F_0(t) - F_1(t)| over
+    the empirical CDFs of the predictions of each group, evaluated at all pooled points.
+
+    Parameters
+    ----------
+    pred : ndarray of float, shape (n,)
+    s : ndarray of int, shape (n,)
+
+    Returns
+    -------
+    float
+        In [0, 1], unitless; 0 when there is a single group.
+
+    Examples
+    --------
+    >>> ks_unfairness(np.array([0.0, 1.0, 2.0, 3.0]), np.array([0, 0, 1, 1]))
+    1.0
+    """
+    groups = _groups(pred, s)
+    best = 0.0
+    for a, b in combinations(groups, 2):
+        pooled = np.concatenate([a, b])
+        fa = np.searchsorted(a, pooled, side="right") / a.size
+        fb = np.searchsorted(b, pooled, side="right") / b.size
+        best = max(best, float(np.max(np.abs(fa - fb))))
+    return best
+
+
+def sp_disparity(pred: np.ndarray, s: np.ndarray) -> float:
+    """Statistical-parity disparity of Agarwal, Dudik, Wu (ICML 2019), exact.
+
+    Source: Agarwal et al., ICML 2019, Section 2, max_a sup_z |P(h >= z | A=a) - P(h >= z)|,
+    with z ranging over every pooled prediction (no threshold grid).
+
+    Returns
+    -------
+    float
+        In [0, 1], unitless; 0 when there is a single group.
+
+    Examples
+    --------
+    >>> sp_disparity(np.array([0.0, 1.0, 2.0, 3.0]), np.array([0, 0, 1, 1]))
+    0.5
+    """
+    groups = _groups(pred, s)
+    pooled = np.sort(np.concatenate(groups))
+    overall = 1 - np.searchsorted(pooled, pooled, side="left") / pooled.size
+    best = 0.0
+    for g in groups:
+        within = 1 - np.searchsorted(g, pooled, side="left") / g.size
+        best = max(best, float(np.max(np.abs(within - overall))))
+    return best
+
+
+def w2_unfairness(pred: np.ndarray, s: np.ndarray) -> float:
+    """Barycenter variance U = sum_s p_s int_0^1 (Q_s(u) - sum_s' p_s' Q_s'(u))^2 du, exact.
+
+    Source: Chzhen & Schreuder, Ann. Statist. 2022, Section 2, U(f) = min_nu sum_s p_s
+    W_2^2(Law(f | S=s), nu), for the empirical quantile functions Q_s(u) =
+    sorted_s[floor(n_s u)] (piecewise constant, so the integral is a finite sum).
+
+    Returns
+    -------
+    float
+        >= 0, in squared target units; 0 when all groups have the same law.
+
+    Examples
+    --------
+    >>> w2_unfairness(np.array([0.0, 0.0, 2.0, 2.0]), np.array([0, 0, 1, 1]))
+    1.0
+    """
+    groups = _groups(pred, s)
+    n = np.array([g.size for g in groups])
+    p = n / n.sum()
+    cuts = np.unique(np.concatenate([np.arange(k + 1) / k for k in n]))
+    mids, widths = (cuts[:-1] + cuts[1:]) / 2, np.diff(cuts)
+    Q = np.stack([g[np.minimum((mids * g.size).astype(np.int64), g.size - 1)] for g in groups])
+    bary = p @ Q
+    return float(p @ (((Q - bary) ** 2) @ widths))
+
+
+class MSE(Metric):
+    """Mean squared error of the test predictions.
+
+    Source: Chzhen et al., NeurIPS 2020, Section 6 (``f_err.m`` of the official code).
+
+    Returns
+    -------
+    float
+        mean (y_test - y_pred)^2, >= 0, in squared target units; lower is better.
+    """
+
+    name = "mse"
+    task = TASK
+    higher_is_better = False
+
+    def compute(self, data: FairRegressionData, output: RegressionOutput) -> float:
+        """Mean squared error over all test rows."""
+        return float(np.mean((data.y_test - output.y_pred) ** 2))
+
+
+class RMSE(Metric):
+    """Root mean squared error of the test predictions.
+
+    Source: Chzhen et al., NeurIPS 2020, Table 1 (RMSE column).
+
+    Returns
+    -------
+    float
+        sqrt(mse), >= 0, in target units; lower is better.
+    """
+
+    name = "rmse"
+    task = TASK
+    higher_is_better = False
+
+    def compute(self, data: FairRegressionData, output: RegressionOutput) -> float:
+        """Square root of the mean squared error."""
+        return float(np.sqrt(np.mean((data.y_test - output.y_pred) ** 2)))
+
+
+def _need_two_groups(name: str, data: FairRegressionData) -> None:
+    if data.n_groups < 2:
+        raise Skip(f"{name} needs two groups; '{data.name}' has one")
+
+
+class KSUnfairness(Metric):
+    """Exact KS unfairness of the test predictions, max over group pairs.
+
+    Source: Chzhen et al., NeurIPS 2020, Section 6 (KS of the group-wise prediction laws);
+    computed over all pooled points, not the official 1000-point grid.
+
+    Returns
+    -------
+    float
+        In [0, 1], unitless; lower is fairer.
+
+    Raises
+    ------
+    Skip
+        If the dataset has one group.
+    """
+
+    name = "ks-unfairness"
+    task = TASK
+    higher_is_better = False
+
+    def compute(self, data: FairRegressionData, output: RegressionOutput) -> float:
+        """max over pairs (s, s') of sup_t |F_s(t) - F_s'(t)|."""
+        _need_two_groups(self.name, data)
+        return ks_unfairness(output.y_pred, data.s_test)
+
+
+class W2Unfairness(Metric):
+    """Barycenter variance U (cost of fairness) of the test predictions.
+
+    Source: Chzhen & Schreuder, Ann. Statist. 2022, eq. (2.2); Le Gouic et al. 2020.
+
+    Returns
+    -------
+    float
+        >= 0, in squared target units; lower is fairer.
+
+    Raises
+    ------
+    Skip
+        If the dataset has one group.
+    """
+
+    name = "w2-unfairness"
+    task = TASK
+    higher_is_better = False
+
+    def compute(self, data: FairRegressionData, output: RegressionOutput) -> float:
+        """U = sum_s p_s W_2^2(Law(pred | S=s), barycenter), with p_s test frequencies."""
+        _need_two_groups(self.name, data)
+        return w2_unfairness(output.y_pred, data.s_test)
+
+
+class SPDisparity(Metric):
+    """Statistical-parity disparity of the test predictions.
+
+    Source: Agarwal, Dudik, Wu, "Fair Regression: Quantitative Definitions and
+    Reduction-based Algorithms", ICML 2019, Section 2 (DP for regression), exact over z.
+
+    Returns
+    -------
+    float
+        In [0, 1], unitless; lower is fairer.
+
+    Raises
+    ------
+    Skip
+        If the dataset has one group.
+    """
+
+    name = "sp-disparity"
+    task = TASK
+    higher_is_better = False
+
+    def compute(self, data: FairRegressionData, output: RegressionOutput) -> float:
+        """max over groups a of sup_z |P(h >= z | A=a) - P(h >= z)|."""
+        _need_two_groups(self.name, data)
+        return sp_disparity(output.y_pred, data.s_test)
+
+
+class FairRisk(Metric):
+    """Risk to the fair Bayes predictor, sum_s p_s E(g(X, s) - g*(X, s))^2.
+
+    Source: Fukuchi, ICML 2025, Section 2 (the loss of the fair minimax risk);
+    Chzhen et al., NeurIPS 2020, Theorem 5.
+
+    Returns
+    -------
+    float
+        >= 0, in squared target units; lower is better. With p_s the test frequencies,
+        this is the mean of (y_pred - g*)^2 over the test rows.
+
+    Raises
+    ------
+    Skip
+        If the dataset does not know g* (every real dataset).
+    """
+
+    name = "fair-risk"
+    task = TASK
+    higher_is_better = False
+
+    def compute(self, data: FairRegressionData, output: RegressionOutput) -> float:
+        """Mean squared distance to g* on the test split."""
+        if data.g_star_test is None:
+            raise Skip(f"fair-risk needs the fair Bayes predictor g*; '{data.name}' has none")
+        return float(np.mean((output.y_pred - data.g_star_test) ** 2))

@@ -1,0 +1,155 @@
+"""Reports of the ``fair-regression`` task: risk-unfairness trade-off and fair-risk rates."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from harness import Curve, Report
+
+__all__ = ["FairRiskRate", "RiskUnfairness"]
+
+TASK = "fair-regression"
+
+
+def _ok(results: pd.DataFrame) -> pd.DataFrame:
+    df = results
+    if "task" in df:
+        df = df[df["task"] == TASK]
+    if "status" in df:
+        df = df[df["status"] == "ok"]
+    df = df.copy()
+    if "method.regressor" not in df:
+        df["method.regressor"] = "-"
+    df["method.regressor"] = df["method.regressor"].fillna("-").astype(str)
+    df["label"] = df["method"].astype(str) + " / " + df["method.regressor"]
+    return df
+
+
+def _figure(n_panels: int):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, n_panels, figsize=(5.5 * n_panels, 4.5), squeeze=False)
+    return fig, axes[0]
+
+
+class RiskUnfairness(Report):
+    """Risk against unfairness: one point per (method, regressor), mean over seeds.
+
+    Source: Chzhen et al., NeurIPS 2020, Table 1 layout (RMSE vs KS per method) drawn as
+    the risk-fairness plane of Chzhen & Schreuder, Ann. Statist. 2022, Figure 1.
+
+    Parameters
+    ----------
+    risk : str, default="mse"
+        Metric on the vertical axis.
+    unfairness : str, default="ks-unfairness"
+        Metric on the horizontal axis.
+
+    Returns
+    -------
+    dict
+        ``risk-unfairness`` (Figure: one panel per dataset, error bars = one standard
+        deviation over seeds) and ``risk-unfairness-table`` (DataFrame of means, stds and
+        seed counts), or ``{}`` when no cell has both metrics.
+    """
+
+    name = "risk-unfairness"
+    task = TASK
+
+    @dataclass
+    class Params:
+        risk: str = "mse"
+        unfairness: str = "ks-unfairness"
+
+    def build(self, results: pd.DataFrame, curves: Mapping[str, Mapping[str, Curve]]) -> dict:
+        """Aggregate over seeds per (dataset, method, regressor) and plot."""
+        risk, unfair = self.params.risk, self.params.unfairness
+        df = _ok(results)
+        if df.empty or risk not in df or unfair not in df:
+            return {}
+        df = df.dropna(subset=[risk, unfair])
+        table = (
+            df.groupby(["dataset", "method", "method.regressor"])[[risk, unfair]]
+            .agg(["mean", "std", "count"])
+            .reset_index()
+        )
+        table.columns = [" ".join(c).strip() if isinstance(c, tuple) else c for c in table.columns]
+        datasets = sorted(df["dataset"].unique())
+        fig, axes = _figure(len(datasets))
+        for ax, dataset in zip(axes, datasets, strict=True):
+            for _, row in table[table["dataset"] == dataset].iterrows():
+                ax.errorbar(
+                    row[f"{unfair} mean"], row[f"{risk} mean"],
+                    xerr=np.nan_to_num(row[f"{unfair} std"]),
+                    yerr=np.nan_to_num(row[f"{risk} std"]),
+                    fmt="o", capsize=3, label=f"{row['method']} / {row['method.regressor']}",
+                )  # fmt: skip
+            ax.set_title(dataset)
+            ax.set_xlabel(f"{unfair} (unitless, lower is fairer)")
+            ax.set_ylabel(f"{risk} (squared target units)" if risk == "mse" else risk)
+            ax.legend(fontsize=6)
+        fig.tight_layout()
+        return {"risk-unfairness": fig, "risk-unfairness-table": table}
+
+
+def fitted_slope(n: np.ndarray, risk: np.ndarray) -> float:
+    """Least-squares slope of log(risk) on log(n): the empirical rate exponent.
+
+    Examples
+    --------
+    >>> round(fitted_slope(np.array([100, 1000]), np.array([1e-2, 1e-3])), 6)
+    -1.0
+    """
+    return float(np.polyfit(np.log(n), np.log(risk), 1)[0])
+
+
+class FairRiskRate(Report):
+    """Fair risk against training size on log-log axes, with the fitted slope.
+
+    Source: Fukuchi & Sakuma, NeurIPS 2023, Theorem 1 (rate d M / n for the linear model);
+    Fukuchi, ICML 2025, meta-theorem (fair risk <= regression risk + transport cost).
+
+    Returns
+    -------
+    dict
+        ``fair-risk-rate`` (Figure, ``synthetic-linear`` cells only: mean fair-risk per
+        n_train and its slope per (method, regressor)) and ``fair-risk-rate-table``
+        (DataFrame of slopes), or ``{}`` when there are fewer than two training sizes.
+    """
+
+    name = "fair-risk-rate"
+    task = TASK
+
+    def build(self, results: pd.DataFrame, curves: Mapping[str, Mapping[str, Curve]]) -> dict:
+        """Plot mean fair-risk per n_train and fit log-log slopes."""
+        df = _ok(results)
+        if df.empty or "fair-risk" not in df or "dataset.n_train" not in df:
+            return {}
+        df = df[(df["dataset"] == "synthetic-linear")].dropna(subset=["fair-risk"])
+        df = df.assign(n_train=pd.to_numeric(df["dataset.n_train"], errors="coerce"))
+        if df["n_train"].nunique() < 2:
+            return {}
+        fig, axes = _figure(1)
+        ax = axes[0]
+        rows: list[dict[str, Any]] = []
+        for label, part in df.groupby("label"):
+            mean = part.groupby("n_train")["fair-risk"].mean()
+            if mean.size < 2 or (mean <= 0).any():
+                continue
+            slope = fitted_slope(mean.index.to_numpy(float), mean.to_numpy(float))
+            ax.loglog(mean.index, mean.to_numpy(), "o-", label=f"{label} (slope {slope:.2f})")
+            rows.append({"method / regressor": label, "slope": slope, "sizes": mean.size})
+        ax.set_xlabel("n_train (labeled rows)")
+        ax.set_ylabel("fair-risk E(g - g*)^2 (squared target units)")
+        ax.set_title("synthetic-linear: fair risk vs n")
+        ax.legend(fontsize=6)
+        fig.tight_layout()
+        return {"fair-risk-rate": fig, "fair-risk-rate-table": pd.DataFrame(rows)}

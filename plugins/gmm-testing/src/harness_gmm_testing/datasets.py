@@ -1,0 +1,318 @@
+"""Datasets of the ``gmm-testing`` task: parallel-pancakes instances against N(0, I_d).
+
+Each dataset fixes the hidden 1-D law B = U_sqrt(delta) A along v (centres
+``mu_i = sqrt(delta) s_i``, component variance ``1 - delta``) and returns a
+:class:`~harness_gmm_testing.data.TestingData` that draws ``trials`` samples of shape (n, d)
+under each hypothesis lazily.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from harness import Dataset
+from harness_gmm_testing._centres import (
+    gauss_hermite_centres,
+    matched_degree,
+    mixture_hermite_moments,
+    mostly_uniform_centres,
+    uniform_centres,
+)
+from harness_gmm_testing.data import PancakeLaw, TestingData
+
+__all__ = ["GaussHermitePancakes", "MostlyUniformPancakes", "SeparatedMixture", "UniformPancakes"]
+
+_TEST_PARAMS = {"n": 50, "d": 3, "trials": 3}
+
+
+def _check_common(n: int, d: int, trials: int, delta: float) -> None:
+    if n < 2:
+        raise ValueError(f"n must be >= 2, got {n}")
+    if d < 1:
+        raise ValueError(f"d must be >= 1, got {d}")
+    if trials < 1:
+        raise ValueError(f"trials must be >= 1, got {trials}")
+    if not 0.0 < delta < 1.0:
+        raise ValueError(f"delta must lie in (0, 1), got {delta}")
+
+
+def _law(centres: np.ndarray, weights: np.ndarray, noise_sd: float, top: int) -> PancakeLaw:
+    """Wrap a 1-D law, reading m and lambda off its Hermite moments up to degree ``top``."""
+    moments = mixture_hermite_moments(centres, weights, noise_sd, top)
+    m = matched_degree(moments)
+    return PancakeLaw(centres, weights, float(noise_sd), m, float(moments[m + 1]))
+
+
+def _pancakes(s: np.ndarray, w: np.ndarray, delta: float, top: int) -> PancakeLaw:
+    return _law(math.sqrt(delta) * s, w, math.sqrt(1.0 - delta), top)
+
+
+def _describe(data: TestingData) -> dict[str, float | int | str]:
+    law = data.law
+    gaps = np.diff(np.sort(law.centres))
+    return {
+        "matched_degree": law.matched_degree,
+        "signal": round(law.signal, 6),
+        "components": int(law.centres.size),
+        "w_min": float(f"{law.weights.min():.4g}"),
+        "max_centre": round(float(np.abs(law.centres).max()), 4),
+        "min_gap": round(float(gaps.min()), 4) if gaps.size else 0.0,
+        "predicted_n90": round(law.predicted_n90(data.d)),
+    }
+
+
+class UniformPancakes(Dataset):
+    """k equally weighted pancakes whose law along v matches as many N(0, 1) moments as a
+    least-squares fit of the centre set reaches.
+
+    Source: Diakonikolas et al., ICML 2025, Thm 1.3 and Prop 3.1 (existence); centres by a
+    least-squares fit (docs/papers/gmm-testing.md §2, family b).
+
+    Parameters
+    ----------
+    n : int, default=2000
+        Samples per test.
+    d : int, default=8
+        Dimension.
+    trials : int, default=100
+        Samples per hypothesis.
+    k : int, default=8
+        Number of centres (>= 2).
+    delta : float, default=0.95
+        Thinness: component variance along v is 1 - delta; in (0, 1).
+    moments : int, default=0
+        Required matched degree; 0 takes what the fit reaches.
+
+    Returns
+    -------
+    TestingData
+
+    Raises
+    ------
+    ValueError
+        For n < 2, d < 1, trials < 1, delta outside (0, 1), or k too small for ``moments``.
+
+    Notes
+    -----
+    The fit is deterministic (seeded restarts); pilot values: k = 4, 8, 16, 32 give m = 3, 5,
+    5, 7. The paper's proof is non-constructive.
+    """
+
+    name = "pancakes-uniform"
+    task = "gmm-testing"
+    test_params = _TEST_PARAMS
+
+    @dataclass
+    class Params:
+        n: int = 2000
+        d: int = 8
+        trials: int = 100
+        k: int = 8
+        delta: float = 0.95
+        moments: int = 0
+
+        def __post_init__(self) -> None:
+            _check_common(self.n, self.d, self.trials, self.delta)
+            if self.k < 2:
+                raise ValueError(f"k must be >= 2, got {self.k}")
+            if self.moments < 0 or self.moments > 2 * self.k - 1:
+                raise ValueError(
+                    f"k={self.k} centres match at most 2k-1={2 * self.k - 1} moments; "
+                    f"moments={self.moments} needs k >= {(self.moments + 2) // 2}"
+                )
+
+    def load(self, params: Params, seed: int) -> TestingData:
+        s, w = uniform_centres(params.k, params.moments)
+        law = _pancakes(s, w, params.delta, 2 * params.k)
+        return TestingData(law, params.n, params.d, params.trials, seed)
+
+    def describe(self, data: TestingData) -> dict[str, float | int | str]:
+        return _describe(data)
+
+
+class GaussHermitePancakes(Dataset):
+    """Pancakes centred on the k Gauss-Hermite nodes with their weights: the law along v
+    matches N(0, 1) through degree 2k - 1.
+
+    Source: Diakonikolas, Kane, Stewart, FOCS 2017 (Gauss-Hermite construction), as recalled
+    in Diakonikolas et al., ICML 2025, §1.
+
+    Parameters
+    ----------
+    n : int, default=2000
+    d : int, default=8
+    trials : int, default=100
+    k : int, default=3
+        Number of nodes (>= 1); matched degree 2k - 1.
+    delta : float, default=0.95
+    moments : int, default=0
+        Required matched degree; must be <= 2k - 1.
+
+    Returns
+    -------
+    TestingData
+
+    Raises
+    ------
+    ValueError
+        For bad n, d, trials, delta, or ``moments > 2k - 1`` (message names k).
+    """
+
+    name = "pancakes-gauss-hermite"
+    task = "gmm-testing"
+    test_params = _TEST_PARAMS
+
+    @dataclass
+    class Params:
+        n: int = 2000
+        d: int = 8
+        trials: int = 100
+        k: int = 3
+        delta: float = 0.95
+        moments: int = 0
+
+        def __post_init__(self) -> None:
+            _check_common(self.n, self.d, self.trials, self.delta)
+            if self.k < 1:
+                raise ValueError(f"k must be >= 1, got {self.k}")
+            if self.moments < 0 or self.moments > 2 * self.k - 1:
+                raise ValueError(
+                    f"k={self.k} Gauss-Hermite nodes match 2k-1={2 * self.k - 1} moments; "
+                    f"moments={self.moments} needs k >= {(self.moments + 2) // 2}"
+                )
+
+    def load(self, params: Params, seed: int) -> TestingData:
+        s, w = gauss_hermite_centres(params.k)
+        law = _pancakes(s, w, params.delta, 2 * params.k)
+        return TestingData(law, params.n, params.d, params.trials, seed)
+
+    def describe(self, data: TestingData) -> dict[str, float | int | str]:
+        return _describe(data)
+
+
+class MostlyUniformPancakes(Dataset):
+    """k pancakes of which ``k_prime`` carry free weights and the rest share one weight;
+    the fit matches about 2 more moments per free weight.
+
+    Source: Diakonikolas et al., ICML 2025, Thm 1.4 and Prop 4.1; centres and weights by a
+    least-squares fit (docs/papers/gmm-testing.md §2, family c).
+
+    Parameters
+    ----------
+    n : int, default=2000
+    d : int, default=8
+    trials : int, default=100
+    k : int, default=8
+        Number of centres, even, >= 2.
+    k_prime : int, default=2
+        Number of free-weight centres, even, in [0, k).
+    delta : float, default=0.95
+    moments : int, default=0
+        Required matched degree; 0 takes what the fit reaches.
+
+    Returns
+    -------
+    TestingData
+
+    Raises
+    ------
+    ValueError
+        For bad n, d, trials, delta, odd k or k_prime, or a fit short of ``moments``.
+    """
+
+    name = "pancakes-mostly-uniform"
+    task = "gmm-testing"
+    test_params = _TEST_PARAMS
+
+    @dataclass
+    class Params:
+        n: int = 2000
+        d: int = 8
+        trials: int = 100
+        k: int = 8
+        k_prime: int = 2
+        delta: float = 0.95
+        moments: int = 0
+
+        def __post_init__(self) -> None:
+            _check_common(self.n, self.d, self.trials, self.delta)
+            if self.k < 2 or self.k % 2:
+                raise ValueError(f"k must be even and >= 2, got {self.k}")
+            if self.k_prime < 0 or self.k_prime % 2 or self.k_prime >= self.k:
+                raise ValueError(f"k_prime must be even and in [0, k={self.k}), got {self.k_prime}")
+            if self.moments < 0 or self.moments > 2 * self.k - 1:
+                raise ValueError(
+                    f"k={self.k} centres match at most 2k-1={2 * self.k - 1} moments; "
+                    f"moments={self.moments} needs k >= {(self.moments + 2) // 2}"
+                )
+
+    def load(self, params: Params, seed: int) -> TestingData:
+        s, w = mostly_uniform_centres(params.k, params.k_prime, params.moments)
+        law = _pancakes(s, w, params.delta, 2 * params.k)
+        return TestingData(law, params.n, params.d, params.trials, seed)
+
+    def describe(self, data: TestingData) -> dict[str, float | int | str]:
+        return _describe(data)
+
+
+class SeparatedMixture(Dataset):
+    """An easy alternative: k well separated, equally weighted components along v with
+    equally spaced centres (mean 0, variance along v far from 1), which every sound test
+    detects.
+
+    Source: control instance of this benchmark (docs/papers/gmm-testing.md §2 generator with
+    centres that match only the mean).
+
+    Parameters
+    ----------
+    n : int, default=1000
+    d : int, default=8
+    trials : int, default=100
+    k : int, default=2
+        Number of components (>= 2).
+    separation : float, default=4.0
+        Gap between adjacent centres along v, in units of the N(0, 1) sd; > 0.
+    delta : float, default=0.5
+        Component variance along v is 1 - delta; in (0, 1).
+
+    Returns
+    -------
+    TestingData
+
+    Raises
+    ------
+    ValueError
+        For bad n, d, trials, delta, k < 2 or separation <= 0.
+    """
+
+    name = "separated-mixture"
+    task = "gmm-testing"
+    test_params = _TEST_PARAMS
+
+    @dataclass
+    class Params:
+        n: int = 1000
+        d: int = 8
+        trials: int = 100
+        k: int = 2
+        separation: float = 4.0
+        delta: float = 0.5
+
+        def __post_init__(self) -> None:
+            _check_common(self.n, self.d, self.trials, self.delta)
+            if self.k < 2:
+                raise ValueError(f"k must be >= 2, got {self.k}")
+            if not self.separation > 0:
+                raise ValueError(f"separation must be > 0, got {self.separation}")
+
+    def load(self, params: Params, seed: int) -> TestingData:
+        centres = params.separation * (np.arange(params.k) - (params.k - 1) / 2)
+        weights = np.full(params.k, 1.0 / params.k)
+        law = _law(centres, weights, math.sqrt(1.0 - params.delta), 4)
+        return TestingData(law, params.n, params.d, params.trials, seed)
+
+    def describe(self, data: TestingData) -> dict[str, float | int | str]:
+        return _describe(data)

@@ -1,0 +1,92 @@
+"""Data and output objects of the ``margin-qml`` task.
+
+Source: Hur & Park, ICML 2025 (arXiv 2411.06919); field meanings follow
+``shared/papers/margin-qml.md`` §2-§4.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+__all__ = ["QMLData", "QNNOutput"]
+
+
+@dataclass(frozen=True)
+class QMLData:
+    """A classification task for a quantum classifier.
+
+    Attributes
+    ----------
+    x_train : numpy.ndarray of float64
+        ``encoding == "amplitude"``: unit-norm real ground states, shape (n_train, 2**n_qubits).
+        ``encoding == "features"``: classical features in radians [0, π],
+        shape (n_train, n_qubits).
+    y_train : numpy.ndarray of int64, shape (n_train,)
+        Labels in {0, ..., n_classes - 1}, after label noise.
+    x_test : numpy.ndarray of float64
+        As ``x_train`` with n_test rows.
+    y_test : numpy.ndarray of int64, shape (n_test,)
+        Labels after the same label noise (as in the paper).
+    y_train_clean, y_test_clean : numpy.ndarray of int64
+        Labels before noise (the phase, or the digit), shapes (n_train,), (n_test,).
+    couplings_train, couplings_test : numpy.ndarray of float64
+        Hamiltonian couplings of each state, shape (n_rows, 2): (J1, J2) for the cluster
+        chain, (J, g) for the TFIM; shape (n_rows, 0) for classical data. Unitless.
+    n_qubits : int
+        Width of the circuit.
+    n_classes : int
+        2 or 4.
+    encoding : {"amplitude", "features"}
+        How a row becomes a quantum state: amplitude embedding, or a feature map chosen by
+        the method (IQP, NQE).
+    noise : float
+        Label-noise fraction r in [0, 1]: ⌊r·n⌋ labels of each split redrawn uniformly.
+    """
+
+    x_train: np.ndarray
+    y_train: np.ndarray
+    x_test: np.ndarray
+    y_test: np.ndarray
+    y_train_clean: np.ndarray
+    y_test_clean: np.ndarray
+    couplings_train: np.ndarray
+    couplings_test: np.ndarray
+    n_qubits: int
+    n_classes: int
+    encoding: Literal["amplitude", "features"]
+    noise: float
+
+
+@dataclass(frozen=True)
+class QNNOutput:
+    """A trained quantum classifier's class probabilities and parameters.
+
+    Attributes
+    ----------
+    train_probs : numpy.ndarray of float64, shape (n_train, n_classes)
+        Born probabilities p_j(x) of the readout, rows sum to 1.
+    test_probs : numpy.ndarray of float64, shape (n_test, n_classes)
+    theta_init : numpy.ndarray of float64, shape (n_params,)
+        Circuit angles at initialisation, radians.
+    theta_final : numpy.ndarray of float64, shape (n_params,)
+        Circuit angles after training (final step, not the best one), radians.
+    loss : numpy.ndarray of float64, shape (n_steps,)
+        Training loss per optimiser step (unitless, nats).
+    train_states : numpy.ndarray of complex128 or None
+        Embedded training states, shape (n_train, 2**n_qubits), for methods that learn or
+        choose an embedding (trace distance); None for amplitude-embedded data.
+    n_embedding_params : int
+        Trainable classical parameters of the embedding (0 when fixed); not counted in
+        ``theta``.
+    """
+
+    train_probs: np.ndarray
+    test_probs: np.ndarray
+    theta_init: np.ndarray
+    theta_final: np.ndarray
+    loss: np.ndarray
+    train_states: np.ndarray | None = None
+    n_embedding_params: int = 0

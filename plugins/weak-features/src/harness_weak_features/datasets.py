@@ -1,0 +1,346 @@
+"""Datasets of the ``weak-features`` task: synthetic, affairs (``fair``) and anes96.
+
+The real tables are package data of statsmodels (see ``data/DATA.md``); nothing is downloaded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, Literal
+
+import numpy as np
+import pandas as pd
+
+from harness import Dataset
+from harness_weak_features.corruption import corrupt
+from harness_weak_features.data import WeakData
+
+__all__ = ["Affairs", "Anes96", "Synthetic"]
+
+WeakKind = Literal[
+    "noisy", "missing-mcar", "missing-mar", "missing-mnar", "complementary", "partial"
+]
+
+
+def _check_common(rate: float, test_fraction: float) -> None:
+    if not 0.0 <= rate < 1.0:
+        raise ValueError(f"rate must be in [0, 1), got {rate}")
+    if not 0.0 < test_fraction < 1.0:
+        raise ValueError(f"test_fraction must be in (0, 1), got {test_fraction}")
+
+
+def build_weak_data(
+    x: np.ndarray,
+    v: np.ndarray,
+    y: np.ndarray,
+    names: tuple[str, ...],
+    kind: str,
+    rate: float,
+    test_fraction: float,
+    rng: np.random.Generator,
+) -> WeakData:
+    """Split rows, standardise ordinary features and corrupt every weak feature.
+
+    Source: Sugiyama & Uchida, ICML 2025, §2 setting (train and test rows both weak).
+
+    Parameters
+    ----------
+    x : ndarray of float64, shape (n, d_o)
+        Ordinary features, raw units.
+    v : ndarray of int64, shape (n, J)
+        True weak values coded ``0..K_j - 1``.
+    y : ndarray of int64, shape (n,)
+        Binary labels.
+    names : tuple of str, length J
+        Weak-feature names.
+    kind, rate : str, float
+        Observation model and its rate, see :func:`harness_weak_features.corruption.corrupt`.
+    test_fraction : float
+        Share of rows in the test split, in (0, 1).
+    rng : numpy.random.Generator
+        Drives the split and the corruption.
+
+    Returns
+    -------
+    WeakData
+
+    Raises
+    ------
+    ValueError
+        From :class:`WeakData`: a weak feature with one level, a one-class training label.
+    """
+    n = len(y)
+    order = rng.permutation(n)
+    n_test = max(1, round(test_fraction * n))
+    test, train = order[:n_test], order[n_test:]
+    mean, std = x[train].mean(axis=0), x[train].std(axis=0)
+    z = (x - mean) / np.where(std > 0, std, 1.0)
+    n_levels = tuple(int(v[:, j].max()) + 1 for j in range(v.shape[1]))
+    for name, k in zip(names, n_levels, strict=True):
+        if k < 2:
+            raise ValueError(f"weak feature {name!r} has {k} level(s); it needs at least 2")
+    k_max = max(n_levels)
+    obs = np.empty_like(v)
+    lik = np.zeros(v.shape + (k_max,))
+    for j, k in enumerate(n_levels):
+        obs[:, j], lik[:, j, :k] = corrupt(v[:, j], k, kind, rate, rng, driver=z[:, 0])
+    return WeakData(
+        x_train=z[train], x_test=z[test], obs_train=obs[train], obs_test=obs[test],
+        lik_train=lik[train], lik_test=lik[test], v_train=v[train], v_test=v[test],
+        y_train=y[train], y_test=y[test], n_levels=n_levels, weak_names=names,
+        weak_kind=kind, rate=float(rate),
+    )  # fmt: skip
+
+
+class Synthetic(Dataset):
+    """Gaussian ordinary features, a softmax-argmax weak feature and a logistic label.
+
+    Source: ``docs/papers/weak-features.md`` §4 synthetic design (reconstruction):
+    ``x_o ~ N(0, I_d)``, ``v = argmax(W x_o + temperature * Gumbel)`` (so
+    ``p(v | x_o) = softmax(W x_o / temperature)``), ``y = 1[a·x_o + b_v + Logistic > 0]``.
+
+    Parameters
+    ----------
+    n : int, default=2000
+        Rows (train + test), >= 20.
+    d : int, default=5
+        Ordinary features, >= 1.
+    n_levels : int, default=4
+        K, values of the weak feature, >= 2.
+    temperature : float, default=1.0
+        Gumbel scale; larger makes v less predictable from x_o. > 0.
+    effect : float, default=3.0
+        Spread of ``b_v`` (log-odds units): ``b = effect * linspace(-1, 1, K)``, permuted.
+    weak_kind : str, default="noisy"
+        Observation model, see :mod:`harness_weak_features.data`.
+    rate : float, default=0.3
+        Corruption rate in [0, 1).
+    test_fraction : float, default=0.3
+        Test share in (0, 1).
+    model_seed : int, default=0
+        Seed of W, a and b (the Bayes structure); the load seed draws the rows.
+
+    Returns
+    -------
+    WeakData
+        One weak feature named ``v``.
+
+    Raises
+    ------
+    ValueError
+        Naming the parameter out of range.
+    """
+
+    name = "synthetic"
+    task = "weak-features"
+    test_params: ClassVar[dict] = {"n": 300}
+
+    @dataclass
+    class Params:
+        n: int = 2000
+        d: int = 5
+        n_levels: int = 4
+        temperature: float = 1.0
+        effect: float = 3.0
+        weak_kind: WeakKind = "noisy"
+        rate: float = 0.3
+        test_fraction: float = 0.3
+        model_seed: int = 0
+
+        def __post_init__(self) -> None:
+            _check_common(self.rate, self.test_fraction)
+            if self.n < 20:
+                raise ValueError(f"n must be >= 20, got {self.n}")
+            if self.d < 1:
+                raise ValueError(f"d must be >= 1, got {self.d}")
+            if self.n_levels < 2:
+                raise ValueError(f"n_levels must be >= 2 (a weak feature with one level), got "
+                                 f"{self.n_levels}")  # fmt: skip
+            if self.temperature <= 0:
+                raise ValueError(f"temperature must be > 0, got {self.temperature}")
+
+    def load(self, params: Params, seed: int) -> WeakData:
+        """Draw ``n`` rows and corrupt the weak feature; deterministic in (params, seed)."""
+        model = np.random.default_rng(params.model_seed)
+        W = model.normal(size=(params.n_levels, params.d))
+        a = model.normal(size=params.d) / np.sqrt(params.d)
+        b = params.effect * model.permutation(np.linspace(-1.0, 1.0, params.n_levels))
+        rng = np.random.default_rng(seed)
+        x = rng.normal(size=(params.n, params.d))
+        v = np.argmax(x @ W.T + params.temperature * rng.gumbel(size=(params.n, params.n_levels)),
+                      axis=1)  # fmt: skip
+        y = (x @ a + b[v] + rng.logistic(size=params.n) > 0).astype(np.int64)
+        return build_weak_data(x, v[:, None].astype(np.int64), y, ("v",), params.weak_kind,
+                               params.rate, params.test_fraction, rng)  # fmt: skip
+
+    def describe(self, data: WeakData) -> dict[str, float | int | str]:
+        """Observed-value accuracy and label balance of the loaded data."""
+        return _describe(data)
+
+
+def _describe(data: WeakData) -> dict[str, float | int | str]:
+    return {
+        "n_train": int(len(data.y_train)),
+        "n_test": int(len(data.y_test)),
+        "positive_rate": round(float(np.mean(data.y_train)), 4),
+        "n_levels": ",".join(map(str, data.n_levels)),
+        "obs_accuracy": round(float(np.mean(data.obs_train == data.v_train)), 4),
+    }
+
+
+class _Table(Dataset):
+    """Shared loading of a statsmodels table: code weak columns, subsample, corrupt."""
+
+    weak_options: ClassVar[tuple[str, ...]]
+    drop: ClassVar[tuple[str, ...]] = ()
+
+    def _frame(self) -> tuple[pd.DataFrame, np.ndarray]:
+        raise NotImplementedError
+
+    def load(self, params, seed: int) -> WeakData:
+        """Build the weak data; deterministic in (params, seed)."""
+        frame, y = self._frame()
+        rng = np.random.default_rng(seed)
+        if 0 < params.n < len(y):
+            rows = np.sort(rng.choice(len(y), size=params.n, replace=False))
+            frame, y = frame.iloc[rows], y[rows]
+        names = _split_columns(params.weak_columns)
+        v = np.column_stack([np.unique(frame[c].to_numpy(), return_inverse=True)[1]
+                             for c in names]).astype(np.int64)  # fmt: skip
+        x = frame.drop(columns=[*names, *self.drop]).to_numpy(dtype=np.float64)
+        return build_weak_data(x, v, y, names, params.weak_kind, params.rate,
+                               params.test_fraction, rng)  # fmt: skip
+
+    def describe(self, data: WeakData) -> dict[str, float | int | str]:
+        """Observed-value accuracy and label balance of the loaded data."""
+        return _describe(data)
+
+
+def _split_columns(text: str) -> tuple[str, ...]:
+    return tuple(c.strip() for c in text.split(",") if c.strip())
+
+
+def _check_table(params, options: tuple[str, ...]) -> None:
+    _check_common(params.rate, params.test_fraction)
+    names = _split_columns(params.weak_columns)
+    if not names:
+        raise ValueError("weak_columns must name at least one column")
+    for c in names:
+        if c not in options:
+            raise ValueError(f"weak_columns: unknown column {c!r}. Known: {', '.join(options)}.")
+    if params.n != 0 and params.n < 20:
+        raise ValueError(f"n must be 0 (all rows) or >= 20, got {params.n}")
+
+
+class Affairs(_Table):
+    """Extramarital affairs survey (``fair``): label ``affairs > 0``, weak ``occupation``.
+
+    Source: Fair, R. (1978), J. Political Economy 86:45-61; statsmodels
+    ``statsmodels.datasets.fair`` (6,366 rows, all discrete; see ``data/DATA.md``).
+
+    Parameters
+    ----------
+    weak_columns : str, default="occupation"
+        Comma-separated weak columns among rate_marriage, age, yrs_married, children,
+        religious, educ, occupation, occupation_husb; the others are ordinary features.
+    weak_kind : str, default="noisy"
+        Observation model.
+    rate : float, default=0.3
+        Corruption rate in [0, 1).
+    n : int, default=0
+        Rows subsampled without replacement (0 = all 6,366).
+    test_fraction : float, default=0.3
+        Test share in (0, 1).
+
+    Returns
+    -------
+    WeakData
+
+    Raises
+    ------
+    ValueError
+        Unknown column, rate outside [0, 1), a one-level weak feature or one-class label.
+    """
+
+    name = "affairs"
+    task = "weak-features"
+    test_params: ClassVar[dict] = {"n": 400}
+    weak_options: ClassVar[tuple[str, ...]] = (
+        "rate_marriage", "age", "yrs_married", "children", "religious", "educ", "occupation",
+        "occupation_husb",
+    )  # fmt: skip
+
+    @dataclass
+    class Params:
+        weak_columns: str = "occupation"
+        weak_kind: WeakKind = "noisy"
+        rate: float = 0.3
+        n: int = 0
+        test_fraction: float = 0.3
+
+        def __post_init__(self) -> None:
+            _check_table(self, Affairs.weak_options)
+
+    def _frame(self) -> tuple[pd.DataFrame, np.ndarray]:
+        import statsmodels.api as sm
+
+        frame = sm.datasets.fair.load_pandas().data
+        y = (frame.pop("affairs").to_numpy() > 0).astype(np.int64)
+        return frame, y
+
+
+class Anes96(_Table):
+    """1996 American National Election Study: label ``vote`` (Dole = 1), weak ``PID``.
+
+    Source: ANES 1996 pilot, statsmodels ``statsmodels.datasets.anes96`` (944 rows; see
+    ``data/DATA.md``).
+
+    Parameters
+    ----------
+    weak_columns : str, default="PID"
+        Comma-separated weak columns among PID, educ, TVnews, selfLR, ClinLR, DoleLR, income;
+        the others (and ``logpopul``, ``age``) are ordinary features; ``popul`` is dropped.
+    weak_kind : str, default="noisy"
+        Observation model.
+    rate : float, default=0.3
+        Corruption rate in [0, 1).
+    n : int, default=0
+        Rows subsampled without replacement (0 = all 944).
+    test_fraction : float, default=0.3
+        Test share in (0, 1).
+
+    Returns
+    -------
+    WeakData
+
+    Raises
+    ------
+    ValueError
+        Unknown column, rate outside [0, 1), a one-level weak feature or one-class label.
+    """
+
+    name = "anes96"
+    task = "weak-features"
+    test_params: ClassVar[dict] = {"n": 300}
+    weak_options: ClassVar[tuple[str, ...]] = (
+        "PID", "educ", "TVnews", "selfLR", "ClinLR", "DoleLR", "income",
+    )  # fmt: skip
+    drop: ClassVar[tuple[str, ...]] = ("popul",)
+
+    @dataclass
+    class Params:
+        weak_columns: str = "PID"
+        weak_kind: WeakKind = "noisy"
+        rate: float = 0.3
+        n: int = 0
+        test_fraction: float = 0.3
+
+        def __post_init__(self) -> None:
+            _check_table(self, Anes96.weak_options)
+
+    def _frame(self) -> tuple[pd.DataFrame, np.ndarray]:
+        import statsmodels.api as sm
+
+        frame = sm.datasets.anes96.load_pandas().data
+        y = frame.pop("vote").to_numpy().astype(np.int64)
+        return frame, y

@@ -1,0 +1,657 @@
+"""Methods of the ``weak-features`` task: oracle, baselines, WFL and the emulated estimator.
+
+Every label model h is an L2 logistic regression on ``[x_o, encoded weak features]`` unless a
+method says otherwise, so that methods differ only in how they encode the weak features.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import torch
+from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestRegressor
+from sklearn.experimental import enable_iterative_imputer  # noqa: F401 - enables the import
+from sklearn.impute import IterativeImputer, KNNImputer, SimpleImputer
+from threadpoolctl import threadpool_limits
+
+from harness import Method, Skip
+from harness_weak_features.corruption import candidates, emulate_estimator
+from harness_weak_features.data import WeakData, WeakOutput
+from harness_weak_features.losses import posterior
+from harness_weak_features.models import (
+    WeakEstimator,
+    fit_label_model,
+    liks_of,
+    one_hot_block,
+    posteriors,
+    torch_linear_from,
+    total_weak_nll,
+    train_full_batch,
+)
+
+__all__ = [
+    "DropFeature",
+    "EmulatedEstimator",
+    "HgbNative",
+    "IterativeImpute",
+    "KnnImpute",
+    "ModeImpute",
+    "Naive",
+    "Oracle",
+    "WflIterative",
+    "WflJoint",
+    "WflSequential",
+]
+
+TASK = "weak-features"
+
+
+@contextlib.contextmanager
+def _threads(n: int) -> Iterator[None]:
+    """Limit torch and BLAS/OpenMP threads to ``n`` inside the block, then restore."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(n)
+    try:
+        with threadpool_limits(limits=n):
+            yield
+    finally:
+        torch.set_num_threads(before)
+
+
+def _with_codes(data: WeakData, codes_train: np.ndarray, codes_test: np.ndarray, C: float,
+                v_hat: np.ndarray | None) -> WeakOutput:  # fmt: skip
+    z_train = np.hstack([data.x_train, one_hot_block(codes_train, data.n_levels)])
+    z_test = np.hstack([data.x_test, one_hot_block(codes_test, data.n_levels)])
+    y_pred, score, _ = fit_label_model(z_train, data.y_train, z_test, C)
+    return WeakOutput(y_pred, score, v_hat)
+
+
+def exact_codes(lik: np.ndarray) -> np.ndarray:
+    """The value an observation pins down exactly, else NaN; shape (n, J) float64.
+
+    An observation is exact when ``P(o | v)`` is positive for one value only.
+    """
+    support = lik > 0
+    return np.where(support.sum(axis=-1) == 1, support.argmax(axis=-1), np.nan)
+
+
+@dataclass
+class _HParams:
+    C: float = 1.0
+    threads: int = 1
+
+    def __post_init__(self) -> None:
+        if self.C <= 0:
+            raise ValueError(f"C must be > 0, got {self.C}")
+        if self.threads < 1:
+            raise ValueError(f"threads must be >= 1, got {self.threads}")
+
+
+class Oracle(Method):
+    """h on the true weak-feature values (upper reference).
+
+    Source: CFL benchmark ``--method ord`` (Sugiyama & Uchida, arXiv 2408.14788).
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        Inverse L2 strength of the logistic label model h.
+    threads : int, default=1
+        Torch/BLAS threads.
+
+    Returns
+    -------
+    WeakOutput
+        ``v_hat_test`` = the true values.
+    """
+
+    name = "oracle"
+    task = TASK
+    Params = _HParams
+
+    def run(self, data: WeakData, params: _HParams, seed: int) -> WeakOutput:
+        """Fit h on ``[x_o, one-hot(v)]``."""
+        with _threads(params.threads):
+            return _with_codes(data, data.v_train, data.v_test, params.C, data.v_test.copy())
+
+
+class Naive(Method):
+    """The weak observation used as is: its value one-hot, missing as its own category.
+
+    Source: CFL benchmark ``--method comp`` (Sugiyama & Uchida, arXiv 2408.14788).
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        Inverse L2 strength of h.
+    threads : int, default=1
+        Torch/BLAS threads.
+
+    Returns
+    -------
+    WeakOutput
+        ``v_hat_test`` = the observed value (-1 where missing); ``None`` for ``partial``,
+        whose candidate sets enter h as multi-hot indicators.
+    """
+
+    name = "naive"
+    task = TASK
+    Params = _HParams
+
+    def run(self, data: WeakData, params: _HParams, seed: int) -> WeakOutput:
+        """Fit h on ``[x_o, encoding of o]``."""
+        with _threads(params.threads):
+            z_train = np.hstack([data.x_train, _as_is(data, data.obs_train)])
+            z_test = np.hstack([data.x_test, _as_is(data, data.obs_test)])
+            y_pred, score, _ = fit_label_model(z_train, data.y_train, z_test, params.C)
+        v_hat = None if data.weak_kind == "partial" else data.obs_test.copy()
+        return WeakOutput(y_pred, score, v_hat)
+
+
+def _as_is(data: WeakData, obs: np.ndarray) -> np.ndarray:
+    """One-hot of observed codes (an extra column for missing) or multi-hot candidate sets."""
+    if data.weak_kind == "partial":
+        return np.hstack([candidates(obs[:, j], k) for j, k in enumerate(data.n_levels)])
+    codes = np.where(obs < 0, np.asarray(data.n_levels)[None, :], obs)
+    return one_hot_block(codes, [k + 1 for k in data.n_levels])
+
+
+class DropFeature(Method):
+    """h on the ordinary features only.
+
+    Source: standard baseline (``docs/papers/weak-features.md`` §5, "Drop WF").
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        Inverse L2 strength of h.
+    threads : int, default=1
+        Torch/BLAS threads.
+
+    Returns
+    -------
+    WeakOutput
+        ``v_hat_test`` is None.
+    """
+
+    name = "drop-feature"
+    task = TASK
+    Params = _HParams
+
+    def run(self, data: WeakData, params: _HParams, seed: int) -> WeakOutput:
+        """Fit h on ``x_o``."""
+        with _threads(params.threads):
+            y_pred, score, _ = fit_label_model(data.x_train, data.y_train, data.x_test, params.C)
+        return WeakOutput(y_pred, score, None)
+
+
+def _impute_inputs(data: WeakData) -> tuple[np.ndarray, np.ndarray]:
+    """Codes with every non-exact observation set to NaN, for train and test; Skip on noisy."""
+    if data.weak_kind == "noisy":
+        raise Skip("imputers need exact and missing entries; noisy observations have neither")
+    return exact_codes(data.lik_train), exact_codes(data.lik_test)
+
+
+def _imputed_output(data: WeakData, train: np.ndarray, test: np.ndarray, miss_train: np.ndarray,
+                    miss_test: np.ndarray, C: float) -> WeakOutput:  # fmt: skip
+    codes_train, codes_test = train.astype(np.int64), test.astype(np.int64)
+    z_train = np.hstack([data.x_train, one_hot_block(codes_train, data.n_levels), miss_train])
+    z_test = np.hstack([data.x_test, one_hot_block(codes_test, data.n_levels), miss_test])
+    y_pred, score, _ = fit_label_model(z_train, data.y_train, z_test, C)
+    return WeakOutput(y_pred, score, codes_test)
+
+
+class ModeImpute(Method):
+    """Non-exact weak values treated as missing and filled with the training mode.
+
+    Source: scikit-learn ``SimpleImputer(strategy="most_frequent")`` plus missing indicators.
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        Inverse L2 strength of h.
+    threads : int, default=1
+        Torch/BLAS threads.
+
+    Returns
+    -------
+    WeakOutput
+        ``v_hat_test`` = the exact value where known, else the mode.
+
+    Raises
+    ------
+    Skip
+        On ``noisy`` data (no exact or missing entries).
+    """
+
+    name = "mode-impute"
+    task = TASK
+    Params = _HParams
+
+    def run(self, data: WeakData, params: _HParams, seed: int) -> WeakOutput:
+        """Impute, then fit h on ``[x_o, one-hot(imputed), missing indicators]``."""
+        train, test = _impute_inputs(data)
+        with _threads(params.threads):
+            imp = SimpleImputer(strategy="most_frequent", keep_empty_features=True).fit(train)
+            return _imputed_output(data, imp.transform(train), imp.transform(test),
+                                   np.isnan(train), np.isnan(test), params.C)  # fmt: skip
+
+
+class KnnImpute(Method):
+    """k-nearest-neighbour imputation of the one-hot weak features, then argmax.
+
+    Source: scikit-learn ``KNNImputer`` (Troyanskaya et al. 2001) on ``[x_o, one-hot(v)]``.
+
+    Parameters
+    ----------
+    n_neighbors : int, default=10
+        k, >= 1.
+    C : float, default=1.0
+        Inverse L2 strength of h.
+    threads : int, default=1
+        Torch/BLAS threads.
+
+    Returns
+    -------
+    WeakOutput
+        ``v_hat_test`` = exact value or the argmax of the imputed one-hot block.
+
+    Raises
+    ------
+    Skip
+        On ``noisy`` data.
+    """
+
+    name = "knn-impute"
+    task = TASK
+
+    @dataclass
+    class Params(_HParams):
+        n_neighbors: int = 10
+
+    def run(self, data: WeakData, params: Params, seed: int) -> WeakOutput:
+        """Impute the one-hot block from neighbours in ``x_o``, then fit h."""
+        train, test = _impute_inputs(data)
+        with _threads(params.threads):
+            imp = KNNImputer(n_neighbors=params.n_neighbors, keep_empty_features=True)
+            imp.fit(np.hstack([data.x_train, _nan_one_hot(train, data.n_levels)]))
+            codes = [
+                _argmax_blocks(imp.transform(np.hstack([x, _nan_one_hot(c, data.n_levels)])),
+                               data.x_train.shape[1], data.n_levels)  # fmt: skip
+                for x, c in ((data.x_train, train), (data.x_test, test))
+            ]
+            return _imputed_output(data, codes[0], codes[1], np.isnan(train), np.isnan(test),
+                                   params.C)  # fmt: skip
+
+
+def _nan_one_hot(codes: np.ndarray, n_levels: tuple[int, ...]) -> np.ndarray:
+    block = one_hot_block(np.nan_to_num(codes, nan=-1).astype(np.int64), n_levels)
+    rows = np.repeat(np.isnan(codes), n_levels, axis=1)
+    return np.where(rows, np.nan, block)
+
+
+def _argmax_blocks(z: np.ndarray, start: int, n_levels: tuple[int, ...]) -> np.ndarray:
+    edges = start + np.concatenate([[0], np.cumsum(n_levels)])
+    return np.column_stack([z[:, a:b].argmax(axis=1) for a, b in zip(edges[:-1], edges[1:])])
+
+
+class IterativeImpute(Method):
+    """MICE-style chained imputation with a random-forest regressor, rounded to a value.
+
+    Source: scikit-learn ``IterativeImputer(estimator=RandomForestRegressor)`` (MissForest-like,
+    Stekhoven & Bühlmann 2012); codes rounded and clipped to ``{0..K-1}``.
+
+    Parameters
+    ----------
+    n_estimators : int, default=20
+        Trees per forest, >= 1.
+    max_iter : int, default=3
+        Imputation rounds, >= 1.
+    C : float, default=1.0
+        Inverse L2 strength of h.
+    threads : int, default=1
+        Torch/BLAS threads.
+
+    Returns
+    -------
+    WeakOutput
+
+    Raises
+    ------
+    Skip
+        On ``noisy`` data.
+    """
+
+    name = "iterative-impute"
+    task = TASK
+
+    @dataclass
+    class Params(_HParams):
+        n_estimators: int = 20
+        max_iter: int = 3
+
+    def run(self, data: WeakData, params: Params, seed: int) -> WeakOutput:
+        """Impute codes from ``x_o`` and the other weak features, then fit h."""
+        train, test = _impute_inputs(data)
+        d = data.x_train.shape[1]
+        forest = RandomForestRegressor(n_estimators=params.n_estimators, max_depth=8,
+                                       min_samples_leaf=5, random_state=seed, n_jobs=1)  # fmt: skip
+        imp = IterativeImputer(estimator=forest, max_iter=params.max_iter, random_state=seed,
+                               keep_empty_features=True)  # fmt: skip
+        with _threads(params.threads):
+            imp.fit(np.hstack([data.x_train, train]))
+            top = np.asarray(data.n_levels)[None, :] - 1
+            codes = [
+                np.clip(np.rint(imp.transform(np.hstack([x, c]))[:, d:]), 0, top)
+                for x, c in ((data.x_train, train), (data.x_test, test))
+            ]
+            return _imputed_output(data, codes[0], codes[1], np.isnan(train), np.isnan(test),
+                                   params.C)  # fmt: skip
+
+
+class HgbNative(Method):
+    """Gradient-boosted trees with native categorical and missing-value support.
+
+    Source: scikit-learn ``HistGradientBoostingClassifier`` (LightGBM-style; Ke et al. 2017).
+    The weak feature enters as a categorical column: the observed value, NaN where no single
+    value is observed (missing, or a partial set of several candidates).
+
+    Parameters
+    ----------
+    max_iter : int, default=100
+        Boosting iterations, >= 1.
+    learning_rate : float, default=0.1
+        Shrinkage, > 0.
+    threads : int, default=1
+        OpenMP threads.
+
+    Returns
+    -------
+    WeakOutput
+        ``v_hat_test`` is None (the trees do not estimate the weak feature).
+    """
+
+    name = "hgb-native"
+    task = TASK
+
+    @dataclass
+    class Params:
+        max_iter: int = 100
+        learning_rate: float = 0.1
+        threads: int = 1
+
+        def __post_init__(self) -> None:
+            if self.max_iter < 1 or self.learning_rate <= 0 or self.threads < 1:
+                raise ValueError(f"max_iter and threads must be >= 1 and learning_rate > 0, got "
+                                 f"{self.max_iter}, {self.threads}, {self.learning_rate}")  # fmt: skip
+
+    def run(self, data: WeakData, params: Params, seed: int) -> WeakOutput:
+        """Fit the boosted trees on ``[x_o, observed codes]`` and predict."""
+        d = data.x_train.shape[1]
+        cats = list(range(d, d + data.n_weak))
+        model = HistGradientBoostingClassifier(max_iter=params.max_iter,
+                                               learning_rate=params.learning_rate,
+                                               categorical_features=cats, random_state=seed)  # fmt: skip
+        with _threads(params.threads):
+            model.fit(np.hstack([data.x_train, _single_codes(data, data.obs_train,
+                                                             data.lik_train)]), data.y_train)  # fmt: skip
+            score = model.predict_proba(
+                np.hstack([data.x_test, _single_codes(data, data.obs_test, data.lik_test)])
+            )[:, 1]
+        return WeakOutput((score >= 0.5).astype(np.int64), score, None)
+
+
+def _single_codes(data: WeakData, obs: np.ndarray, lik: np.ndarray) -> np.ndarray:
+    if data.weak_kind == "partial":
+        return exact_codes(lik)
+    return np.where(obs < 0, np.nan, obs.astype(np.float64))
+
+
+class EmulatedEstimator(Method):
+    """The paper's experiment: h on estimates of chosen error rate epsilon.
+
+    Source: Sugiyama & Uchida, ICML 2025, experiments; official ``codes_discrete`` argument
+    ``est_error_rate`` (reconstruction): each true value, on train and test rows, is replaced
+    by a uniform wrong one with probability epsilon, then h is fit on ``[x_o, one-hot(v̂)]``.
+
+    Parameters
+    ----------
+    epsilon : float, default=0.2
+        Estimation error rate in [0, 1).
+    C : float, default=1.0
+        Inverse L2 strength of h.
+    threads : int, default=1
+        Torch/BLAS threads.
+
+    Returns
+    -------
+    WeakOutput
+        ``v_hat_test``: the emulated estimates (expected accuracy ``1 - epsilon``).
+    """
+
+    name = "emulated-estimator"
+    task = TASK
+
+    @dataclass
+    class Params(_HParams):
+        epsilon: float = 0.2
+
+        def __post_init__(self) -> None:
+            super().__post_init__()
+            if not 0.0 <= self.epsilon < 1.0:
+                raise ValueError(f"epsilon must be in [0, 1), got {self.epsilon}")
+
+    def run(self, data: WeakData, params: Params, seed: int) -> WeakOutput:
+        """Corrupt the true values at rate epsilon, then fit h."""
+        rng = np.random.default_rng(seed)
+        est = [
+            np.column_stack([emulate_estimator(v[:, j], k, params.epsilon, rng)
+                             for j, k in enumerate(data.n_levels)])  # fmt: skip
+            for v in (data.v_train, data.v_test)
+        ]
+        with _threads(params.threads):
+            return _with_codes(data, est[0], est[1], params.C, est[1])
+
+
+# -- weak-features learning (WFL) -------------------------------------------------------
+
+
+@dataclass
+class _WflParams(_HParams):
+    hidden: int = 0
+    epochs: int = 200
+    lr: float = 0.05
+    weight_decay: float = 1e-4
+    estimate: Literal["hard", "soft"] = "hard"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.hidden < 0:
+            raise ValueError(f"hidden must be >= 0, got {self.hidden}")
+        if self.epochs < 1:
+            raise ValueError(f"epochs must be >= 1, got {self.epochs}")
+        if self.lr <= 0 or self.weight_decay < 0:
+            raise ValueError(f"lr must be > 0 and weight_decay >= 0, got {self.lr}, "
+                             f"{self.weight_decay}")  # fmt: skip
+
+
+def _fit_estimator(data: WeakData, params: _WflParams) -> WeakEstimator:
+    """Step 1 of every WFL strategy: f minimising the weak loss on the training rows."""
+    model = WeakEstimator(data.x_train.shape[1], data.n_levels, params.hidden)
+    x = torch.as_tensor(data.x_train, dtype=torch.float32)
+    liks = liks_of(data.lik_train, data.n_levels)
+    train_full_batch(list(model.parameters()), lambda: total_weak_nll(model(x), liks),
+                     params.epochs, params.lr, params.weight_decay)  # fmt: skip
+    return model
+
+
+def _encode(post: list[np.ndarray], estimate: str) -> np.ndarray:
+    if estimate == "soft":
+        return np.hstack(post)
+    return np.hstack([np.eye(p.shape[1])[p.argmax(axis=1)] for p in post])
+
+
+def _fit_h(data: WeakData, model: WeakEstimator, params: _WflParams):
+    """Posterior estimates on train and test rows, then h on ``[x_o, estimates]``."""
+    post = [posteriors(model, x, lik, data.n_levels)
+            for x, lik in ((data.x_train, data.lik_train), (data.x_test, data.lik_test))]  # fmt: skip
+    z_train = np.hstack([data.x_train, _encode(post[0], params.estimate)])
+    z_test = np.hstack([data.x_test, _encode(post[1], params.estimate)])
+    y_pred, score, h = fit_label_model(z_train, data.y_train, z_test, params.C)
+    v_hat = np.column_stack([p.argmax(axis=1) for p in post[1]]).astype(np.int64)
+    return WeakOutput(y_pred, score, v_hat), h
+
+
+class WflSequential(Method):
+    """Sequential weak-features learning: f by the weak loss, then h on posterior estimates.
+
+    Source: Sugiyama & Uchida, ICML 2025, §2 sequential learning (CFL code ``exp1``);
+    loss and posterior in :mod:`harness_weak_features.losses` (reconstruction).
+
+    Parameters
+    ----------
+    hidden : int, default=0
+        Width of f's hidden layer; 0 = softmax regression.
+    epochs : int, default=200
+        Full-batch Adam steps for f.
+    lr : float, default=0.05
+        Adam learning rate.
+    weight_decay : float, default=1e-4
+        Adam L2 weight decay of f.
+    estimate : {"hard", "soft"}, default="hard"
+        h sees the one-hot argmax of ``p(v | x_o, o)`` or the probabilities themselves.
+    C : float, default=1.0
+        Inverse L2 strength of h.
+    threads : int, default=1
+        Torch/BLAS threads.
+
+    Returns
+    -------
+    WeakOutput
+        ``v_hat_test`` = argmax of the test posterior.
+
+    Notes
+    -----
+    f never sees y. At prediction time the estimate is ``p(v | x_o, o) ∝ p_f(v | x_o) P(o | v)``;
+    an estimate from ``x_o`` alone adds nothing h could not learn from ``x_o``.
+    """
+
+    name = "wfl-sequential"
+    task = TASK
+    Params = _WflParams
+
+    def run(self, data: WeakData, params: _WflParams, seed: int) -> WeakOutput:
+        """Fit f, estimate the weak features, fit h."""
+        with _threads(params.threads), torch.random.fork_rng():
+            torch.manual_seed(seed)
+            model = _fit_estimator(data, params)
+            return _fit_h(data, model, params)[0]
+
+
+class WflIterative(Method):
+    """Iterative WFL: alternate refitting h and updating f on ``L_weak + λ·CE(h∘f, y)``.
+
+    Source: Sugiyama & Uchida, ICML 2025 (companion paper, PMLR 267:57270) and CFL code
+    ``iterative_learning.py``; steps as in ``docs/papers/weak-features.md`` §2 (reconstruction).
+
+    Parameters
+    ----------
+    rounds : int, default=2
+        Alternations R after the sequential start, >= 0.
+    lam : float, default=1.0
+        λ, weight of the downstream loss in f's update, >= 0.
+    hidden, epochs, lr, weight_decay, estimate, C, threads
+        As in ``wfl-sequential``; each f update runs ``epochs // 2`` steps.
+
+    Returns
+    -------
+    WeakOutput
+
+    Notes
+    -----
+    Step (b) feeds h the *soft* posterior so gradients reach f; y reaches f only through h.
+    """
+
+    name = "wfl-iterative"
+    task = TASK
+
+    @dataclass
+    class Params(_WflParams):
+        rounds: int = 2
+        lam: float = 1.0
+
+    def run(self, data: WeakData, params: Params, seed: int) -> WeakOutput:
+        """Sequential start, then R rounds of (update f with h fixed; refit h)."""
+        with _threads(params.threads), torch.random.fork_rng():
+            torch.manual_seed(seed)
+            model = _fit_estimator(data, params)
+            out, h = _fit_h(data, model, params)
+            for _ in range(params.rounds):
+                loss = _joint_loss(data, model, torch_linear_from(h), params.lam)
+                train_full_batch(list(model.parameters()), loss, max(1, params.epochs // 2),
+                                 params.lr, params.weight_decay)  # fmt: skip
+                out, h = _fit_h(data, model, params)
+            return out
+
+
+def _joint_loss(data: WeakData, model: WeakEstimator, h: torch.nn.Module, lam: float):
+    """``L_weak(f) + λ·BCE(h([x_o, p(v | x_o, o)]), y)`` on the training rows, as a closure."""
+    x = torch.as_tensor(data.x_train, dtype=torch.float32)
+    y = torch.as_tensor(data.y_train, dtype=torch.float32)
+    liks = liks_of(data.lik_train, data.n_levels)
+
+    def loss() -> torch.Tensor:
+        logits = model(x)
+        post = [posterior(lo, li) for lo, li in zip(logits, liks, strict=True)]
+        down = torch.nn.functional.binary_cross_entropy_with_logits(
+            h(torch.cat([x, *post], dim=1)).squeeze(1), y
+        )
+        return total_weak_nll(logits, liks) + lam * down
+
+    return loss
+
+
+class WflJoint(Method):
+    """Joint WFL: f and a logistic h trained end to end on ``L_weak + λ·CE(h∘f, y)``.
+
+    Source: Sugiyama & Uchida, ICML 2025; CFL code ``joint_learning.py`` (reconstruction).
+
+    Parameters
+    ----------
+    lam : float, default=1.0
+        λ, weight of the downstream loss, >= 0.
+    hidden, epochs, lr, weight_decay, threads
+        As in ``wfl-sequential`` (``weight_decay`` also regularises h); h always sees the soft
+        posterior ``p(v | x_o, o)``, so ``estimate`` and ``C`` are not used.
+
+    Returns
+    -------
+    WeakOutput
+    """
+
+    name = "wfl-joint"
+    task = TASK
+
+    @dataclass
+    class Params(_WflParams):
+        lam: float = 1.0
+
+    def run(self, data: WeakData, params: Params, seed: int) -> WeakOutput:
+        """Train f and h together, then predict from the test posterior."""
+        with _threads(params.threads), torch.random.fork_rng():
+            torch.manual_seed(seed)
+            model = WeakEstimator(data.x_train.shape[1], data.n_levels, params.hidden)
+            h = torch.nn.Linear(data.x_train.shape[1] + sum(data.n_levels), 1)
+            train_full_batch([*model.parameters(), *h.parameters()],
+                             _joint_loss(data, model, h, params.lam), params.epochs, params.lr,
+                             params.weight_decay)  # fmt: skip
+            post = posteriors(model, data.x_test, data.lik_test, data.n_levels)
+            with torch.no_grad():
+                z = torch.as_tensor(np.hstack([data.x_test, *post]), dtype=torch.float32)
+                score = torch.sigmoid(h(z)).squeeze(1).double().numpy()
+        v_hat = np.column_stack([p.argmax(axis=1) for p in post]).astype(np.int64)
+        return WeakOutput((score >= 0.5).astype(np.int64), score, v_hat)

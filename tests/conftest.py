@@ -1,0 +1,58 @@
+"""Shared fixtures: a registry of the in-test toy plugin, suite files, a temporary store."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+import toy_plugin
+
+from harness.registry import build_registry
+
+
+@pytest.fixture
+def registry():
+    return build_registry({"toy": toy_plugin}, entry_points=False)
+
+
+@pytest.fixture
+def write_suite(tmp_path):
+    """Write a suite file from YAML text and return its path."""
+
+    def write(text: str, name: str = "suite.yaml") -> Path:
+        path = tmp_path / name
+        path.write_text(textwrap.dedent(text))
+        return path
+
+    return write
+
+
+@pytest.fixture
+def store(tmp_path) -> str:
+    return f"sqlite:///{tmp_path}/mlflow.db"
+
+
+@pytest.fixture
+def toy_env(tmp_path, monkeypatch):
+    """Environment for a subprocess in which only the toy plugin is installed (a fake
+    ``.dist-info`` with its entry point on PYTHONPATH)."""
+    site = tmp_path / "site"
+    info = site / "harness_toy-0.1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: harness-toy\nVersion: 0.1.0\n")
+    (info / "entry_points.txt").write_text("[harness]\ntoy = toy_plugin\n")
+    (site / "toy_plugin.py").write_text((Path(__file__).parent / "toy_plugin.py").read_text())
+    import os
+    from importlib.metadata import entry_points
+
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(site)
+    others = {ep.name for ep in entry_points(group="harness")} - {"toy"}
+    env["HARNESS_DISABLE_PLUGINS"] = ",".join(sorted(others))  # only the toy plugin loads
+    env.pop("MLFLOW_TRACKING_URI", None)
+    return env

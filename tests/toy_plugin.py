@@ -1,0 +1,186 @@
+"""A small in-test plugin for the core tests (task 'toy'); no paper behind it."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from harness import Curve, Dataset, Method, Metric, Skip, hookimpl
+
+
+@dataclass(frozen=True)
+class Draws:
+    """``y`` of shape (n,), draws from N(0, scale^2)."""
+
+    y: np.ndarray
+
+
+class Noise(Dataset):
+    """Gaussian draws.
+
+    Source: test fixture.
+    """
+
+    name = "noise"
+    task = "toy"
+
+    @dataclass
+    class Params:
+        n: int = 5
+        scale: float = 1.0
+
+        def __post_init__(self) -> None:
+            if self.n < 1:
+                raise ValueError(f"n must be >= 1, got {self.n}")
+
+    def load(self, params: Params, seed: int) -> Draws:
+        return Draws(np.random.default_rng(seed).normal(0, params.scale, params.n))
+
+    def describe(self, data: Draws) -> dict:
+        return {"n_drawn": len(data.y)}
+
+
+class Mean(Method):
+    """Sample mean plus a shift and a seeded perturbation.
+
+    Source: test fixture.
+    """
+
+    name = "mean"
+    task = "toy"
+
+    @dataclass
+    class Params:
+        shift: float = 0.0
+        kind: Literal["plain", "noisy"] = "plain"
+
+    def run(self, data: Draws, params: Params, seed: int) -> float:
+        noise = np.random.default_rng(seed).normal() if params.kind == "noisy" else 0.0
+        return float(data.y.mean()) + params.shift + noise
+
+
+class Boom(Method):
+    """Always raises.
+
+    Source: test fixture.
+    """
+
+    name = "boom"
+    task = "toy"
+
+    def run(self, data: Draws, params: Method.Params, seed: int) -> float:
+        raise RuntimeError("boom: this method always fails")
+
+
+class Sleepy(Method):
+    """Sleeps.
+
+    Source: test fixture.
+    """
+
+    name = "sleepy"
+    task = "toy"
+
+    @dataclass
+    class Params:
+        seconds: float = 30.0
+
+    def run(self, data: Draws, params: Params, seed: int) -> float:
+        time.sleep(params.seconds)
+        return 0.0
+
+
+class Skipper(Method):
+    """Never applies.
+
+    Source: test fixture.
+    """
+
+    name = "skipper"
+    task = "toy"
+
+    def run(self, data: Draws, params: Method.Params, seed: int) -> float:
+        raise Skip("skipper never applies")
+
+
+class AbsError(Metric):
+    """|estimate|, since the true mean is 0.
+
+    Source: test fixture.
+    """
+
+    name = "abs-error"
+    task = "toy"
+
+    def compute(self, data: Draws, output: float) -> float:
+        return abs(output)
+
+
+class Stats(Metric):
+    """Two named scalars.
+
+    Source: test fixture.
+    """
+
+    name = "stats"
+    task = "toy"
+
+    def compute(self, data: Draws, output: float) -> dict[str, float]:
+        return {"min": float(data.y.min()), "max": float(data.y.max())}
+
+
+class Path(Metric):
+    """Cumulative mean as a curve.
+
+    Source: test fixture.
+    """
+
+    name = "path"
+    task = "toy"
+
+    def compute(self, data: Draws, output: float) -> Curve:
+        return Curve(np.cumsum(data.y) / np.arange(1, data.y.size + 1))
+
+
+class Never(Metric):
+    """Never applies.
+
+    Source: test fixture.
+    """
+
+    name = "never"
+    task = "toy"
+
+    def compute(self, data: Draws, output: float) -> float:
+        raise Skip("never applies to toy data")
+
+
+class Other(Metric):
+    """A metric of another task.
+
+    Source: test fixture.
+    """
+
+    name = "other-metric"
+    task = "other"
+
+    def compute(self, data: object, output: object) -> float:
+        return 0.0
+
+
+@hookimpl
+def harness_datasets():
+    return [Noise]
+
+
+@hookimpl
+def harness_methods():
+    return [Mean, Boom, Sleepy, Skipper]
+
+
+@hookimpl
+def harness_metrics():
+    return [AbsError, Stats, Path, Never, Other]
