@@ -147,9 +147,7 @@ def uniform_centres(k: int, moments: int = 0) -> tuple[np.ndarray, np.ndarray]:
 
 
 @functools.lru_cache(maxsize=64)
-def mostly_uniform_centres(
-    k: int, k_free: int, moments: int = 0
-) -> tuple[np.ndarray, np.ndarray]:
+def mostly_uniform_centres(k: int, k_free: int, moments: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """k centres in +-pairs; ``k_free`` of them (``k_free / 2`` pairs) carry free weights,
     the other ``k - k_free`` share one weight (Thm 1.4's "mostly uniform" family).
 
@@ -169,7 +167,9 @@ def mostly_uniform_centres(
         logits = np.concatenate([x[pairs:], [0.0]])
         mass = np.exp(logits - logits.max())
         mass /= mass.sum()
-        per_pair = np.concatenate([mass[:free] / 2, np.full(pairs - free, mass[free] / (k - k_free))])
+        per_pair = np.concatenate(
+            [mass[:free] / 2, np.full(pairs - free, mass[free] / (k - k_free))]
+        )
         centres = np.concatenate([-half[order][::-1], half[order]])
         w_half = per_pair[order]
         return centres, np.concatenate([w_half[::-1], w_half])

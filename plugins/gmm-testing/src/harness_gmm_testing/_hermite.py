@@ -19,6 +19,7 @@ __all__ = [
     "hermite_features",
     "hermite_u_statistic",
     "kernel_coefficients",
+    "monomial_index",
     "normalised_hermite",
     "symmetric_power",
     "u_statistic_from_features",
@@ -77,9 +78,10 @@ def kernel_coefficients(m: int, d: int) -> dict[tuple[int, int, int], float]:
                 g[n][:, 1:] += j * prev[:, :-1] / n
     st = np.zeros((m + 1, m + 1))
     for k in range(m // 2 + 1):
-        st += math.exp(math.lgamma(d / 2 + k) - math.lgamma(d / 2) - math.lgamma(k + 1)) * g[
-            m - 2 * k
-        ]
+        st += (
+            math.exp(math.lgamma(d / 2 + k) - math.lgamma(d / 2) - math.lgamma(k + 1))
+            * g[m - 2 * k]
+        )
     out: dict[tuple[int, int, int], float] = {}
     for a, e in zip(*np.nonzero(st), strict=True):
         for b in range(e + 1):
@@ -89,7 +91,7 @@ def kernel_coefficients(m: int, d: int) -> dict[tuple[int, int, int], float]:
 
 
 @functools.lru_cache(maxsize=64)
-def _monomials(d: int, p: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def monomial_index(d: int, p: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Index of the parent monomial, the last variable and sqrt(multinomial) per monomial."""
     combos = list(itertools.combinations_with_replacement(range(d), p))
     if p == 0:
@@ -99,9 +101,7 @@ def _monomials(d: int, p: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     last = np.array([c[-1] for c in combos])
     weight = np.array(
         [
-            math.sqrt(
-                math.factorial(p) / math.prod(math.factorial(c.count(v)) for v in set(c))
-            )
+            math.sqrt(math.factorial(p) / math.prod(math.factorial(c.count(v)) for v in set(c)))
             for c in combos
         ]
     )
@@ -125,9 +125,9 @@ def symmetric_power(X: np.ndarray, p: int) -> np.ndarray:
     n, d = X.shape
     Z = np.ones((n, 1))
     for q in range(1, p + 1):
-        parent, last, _ = _monomials(d, q)
+        parent, last, _ = monomial_index(d, q)
         Z = Z[:, parent] * X[:, last]
-    return Z * _monomials(d, p)[2]
+    return Z * monomial_index(d, p)[2]
 
 
 def hermite_u_statistic(X: np.ndarray, m: int) -> float:

@@ -60,9 +60,11 @@ class PancakeLaw:
     def predicted_n90(self, d: int) -> float:
         """n at which the degree-(m+1) Hermite test reaches power 0.9 at level 0.05:
         ``2.93 sqrt(2 N_(m+1)) / lambda^2`` (normal approximation; §6 of the science notes)."""
-        return _Z_ALPHA_PLUS_Z_POWER * math.sqrt(
-            2 * chaos_dimension(d, self.matched_degree + 1)
-        ) / self.signal**2
+        return (
+            _Z_ALPHA_PLUS_Z_POWER
+            * math.sqrt(2 * chaos_dimension(d, self.matched_degree + 1))
+            / self.signal**2
+        )
 
 
 @dataclass(frozen=True)

@@ -124,7 +124,7 @@ class UniformPancakes(Dataset):
                     f"moments={self.moments} needs k >= {(self.moments + 2) // 2}"
                 )
 
-    def load(self, params: Params, seed: int) -> TestingData:
+    def load(self, params: UniformPancakes.Params, seed: int) -> TestingData:
         s, w = uniform_centres(params.k, params.moments)
         law = _pancakes(s, w, params.delta, 2 * params.k)
         return TestingData(law, params.n, params.d, params.trials, seed)
@@ -184,7 +184,7 @@ class GaussHermitePancakes(Dataset):
                     f"moments={self.moments} needs k >= {(self.moments + 2) // 2}"
                 )
 
-    def load(self, params: Params, seed: int) -> TestingData:
+    def load(self, params: GaussHermitePancakes.Params, seed: int) -> TestingData:
         s, w = gauss_hermite_centres(params.k)
         law = _pancakes(s, w, params.delta, 2 * params.k)
         return TestingData(law, params.n, params.d, params.trials, seed)
@@ -249,7 +249,7 @@ class MostlyUniformPancakes(Dataset):
                     f"moments={self.moments} needs k >= {(self.moments + 2) // 2}"
                 )
 
-    def load(self, params: Params, seed: int) -> TestingData:
+    def load(self, params: MostlyUniformPancakes.Params, seed: int) -> TestingData:
         s, w = mostly_uniform_centres(params.k, params.k_prime, params.moments)
         law = _pancakes(s, w, params.delta, 2 * params.k)
         return TestingData(law, params.n, params.d, params.trials, seed)
@@ -308,7 +308,7 @@ class SeparatedMixture(Dataset):
             if not self.separation > 0:
                 raise ValueError(f"separation must be > 0, got {self.separation}")
 
-    def load(self, params: Params, seed: int) -> TestingData:
+    def load(self, params: SeparatedMixture.Params, seed: int) -> TestingData:
         centres = params.separation * (np.arange(params.k) - (params.k - 1) / 2)
         weights = np.full(params.k, 1.0 / params.k)
         law = _law(centres, weights, math.sqrt(1.0 - params.delta), 4)
