@@ -79,7 +79,7 @@ def _describe(data: FairRegressionData) -> dict[str, float | int | str]:
 
 
 def _read_csv(file_name: str) -> pd.DataFrame:
-    with files("harness_fair_regression.data").joinpath(file_name).open("rb") as fh:
+    with files("harness_fair_regression").joinpath("data", file_name).open("rb") as fh:
         return pd.read_csv(fh, compression="gzip")
 
 
