@@ -6,10 +6,10 @@ Neu, Lazaric, NeurIPS 2014 ((A,B)-Prod); as reconstructed in
 shared/papers/bandit-safe-regret.md §2 (constants not checked against the papers).
 
 An agent plays one round at a time: ``play(seat)`` returns the played distribution p_t over
-the seat's actions; ``observe(seat, action, payoff, column)`` gives the realised payoff
-(bandit feedback) and ``column``, the expected payoff of every action of Alice against the
-opponent's realised action (used only by full-information agents). ``alpha`` is the current
-weight of the learner in p_t; ``switches`` lists the rounds (1-based) ending a phase.
+the seat's actions; ``observe(seat, action, payoff, b)`` gives the realised payoff
+(bandit feedback) and the opponent's realised action b (used only by full-information
+agents, which then see the expected payoff of each of their actions against b). ``alpha``
+is the current weight of the learner in p_t; ``switches`` lists the rounds (1-based) ending a phase.
 """
 
 from __future__ import annotations
@@ -33,6 +33,11 @@ def seat_rounds(data: GameData) -> list[int]:
 def _log_n_strategies(data: GameData) -> float:
     """ln K, with K the number of Alice's pure strategies (the product over seats)."""
     return float(sum(math.log(len(seat.actions)) for seat in data.game.seats))
+
+
+def _loss_columns(data: GameData) -> list[np.ndarray]:
+    """Per seat, row b = Alice's expected loss (1 - V(a, b)) / 2 of every action a, shape (M, K)."""
+    return [np.ascontiguousarray((1.0 - seat.matrix.T) * 0.5) for seat in data.game.seats]
 
 
 class PhasedAggression:
@@ -77,6 +82,8 @@ class PhasedAggression:
         phased: bool = True,
     ) -> None:
         self.mu = [np.asarray(x, dtype=float) for x in data.comparator]
+        self._mu = [x.tolist() for x in self.mu]
+        self._losses = _loss_columns(data)
         self.full = feedback == "full"
         rounds = seat_rounds(data)
         sizes = [len(seat.actions) for seat in data.game.seats]
@@ -87,8 +94,11 @@ class PhasedAggression:
                 f" of '{data.game.name}' has zero entries at actions {zeros} (per seat)."
                 " Set the dataset's comparator_epsilon > 0."
             )
-        etas = [self._eta(learner, k, n, x, phased) for k, n, x in zip(sizes, rounds, self.mu)]
-        self.learners = [make_learner(learner, k, eta) for k, eta in zip(sizes, etas)]
+        etas = [
+            self._eta(learner, k, n, x, phased)
+            for k, n, x in zip(sizes, rounds, self.mu, strict=True)
+        ]
+        self.learners = [make_learner(learner, k, eta) for k, eta in zip(sizes, etas, strict=True)]
         log_k = _log_n_strategies(data)
         if not phased:
             self.R = math.inf
@@ -110,8 +120,9 @@ class PhasedAggression:
         return math.sqrt(2.0 * math.log(k) / (inverse_delta * n))
 
     def _reset_statistics(self) -> None:
+        self._base = [(1.0 - self.alpha) * x for x in self.mu]
         self._Sc = 0.0
-        self._S = [np.zeros(len(x)) for x in self.mu]
+        self._S = [[0.0] * len(x) for x in self.mu]
         self._S_min = [0.0] * len(self.mu)
         for learner in self.learners:
             learner.reset()
@@ -119,30 +130,27 @@ class PhasedAggression:
     def play(self, seat: int) -> np.ndarray:
         """Played distribution p_t for a round in ``seat``, shape (K_seat,)."""
         q = self.learners[seat].dist()
-        if self.alpha >= 1.0:
-            self._p = q
-        else:
-            self._p = (1.0 - self.alpha) * self.mu[seat] + self.alpha * q
+        self._p = q if self.alpha >= 1.0 else self._base[seat] + self.alpha * q
         return self._p
 
-    def observe(self, seat: int, action: int, payoff: float, column: np.ndarray) -> None:
-        """Learn from the round; ``column`` is used only with full information."""
+    def observe(self, seat: int, action: int, payoff: float, b: int) -> None:
+        """Learn from the round; ``b`` is used only with full information."""
         self._t += 1
-        learner, mu, S = self.learners[seat], self.mu[seat], self._S[seat]
+        learner, S = self.learners[seat], self._S[seat]
         if self.full:
-            losses = (1.0 - column) * 0.5
+            losses = self._losses[seat][b]
             learner.update_full(losses)
-            self._Sc += float(mu @ losses)
-            S += losses
+            self._Sc += float(self.mu[seat] @ losses)
+            self._S[seat] = S = [x + y for x, y in zip(S, losses.tolist(), strict=True)]
         else:
             loss = (1.0 - payoff) * 0.5
             prob = float(self._p[action])
             learner.update_bandit(action, loss, prob)
             estimate = loss / prob
-            self._Sc += mu[action] * estimate
+            self._Sc += self._mu[seat][action] * estimate
             S[action] += estimate
         if self.alpha < 1.0:
-            self._S_min[seat] = float(S.min())
+            self._S_min[seat] = min(S)
             if self._Sc - sum(self._S_min) >= 2.0 * self.R:
                 self.k += 1
                 self.alpha = min(1.0, 2.0 ** (self.k - 1) / self.R)
@@ -170,8 +178,9 @@ class ABProd:
         rounds = seat_rounds(data)
         self.learners = [
             make_learner("hedge", len(s.actions), math.sqrt(8.0 * math.log(len(s.actions)) / n))
-            for s, n in zip(data.game.seats, rounds)
+            for s, n in zip(data.game.seats, rounds, strict=True)
         ]
+        self._losses = _loss_columns(data)
         T = max(data.T, 3)
         self.eta = 0.5 * math.sqrt(math.log(T) / T)
         self._w_a, self._w_b = self.eta, 1.0 - self.eta
@@ -183,9 +192,9 @@ class ABProd:
         self._q = self.learners[seat].dist()
         return self.alpha * self._q + (1.0 - self.alpha) * self.mu[seat]
 
-    def observe(self, seat: int, action: int, payoff: float, column: np.ndarray) -> None:
+    def observe(self, seat: int, action: int, payoff: float, b: int) -> None:
         """Update w_A and Hedge on the full loss vector."""
-        losses = (1.0 - column) * 0.5
+        losses = self._losses[seat][b]
         gap = float(self.mu[seat] @ losses - self._q @ losses)
         self._w_a *= 1.0 + self.eta * gap
         self.alpha = self._w_a / (self._w_a + self._w_b)
@@ -204,5 +213,5 @@ class Comparator:
         """The comparator of ``seat``."""
         return self.mu[seat]
 
-    def observe(self, seat: int, action: int, payoff: float, column: np.ndarray) -> None:
+    def observe(self, seat: int, action: int, payoff: float, b: int) -> None:
         """Nothing to learn."""

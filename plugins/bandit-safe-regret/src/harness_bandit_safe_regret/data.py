@@ -59,7 +59,9 @@ class Seat:
     def __post_init__(self) -> None:
         payoffs = np.asarray(self.payoffs, dtype=float)
         if payoffs.ndim != 3:
-            raise ValueError(f"Seat payoffs must have shape (n_outcomes, K, M), got {payoffs.shape}")
+            raise ValueError(
+                f"Seat payoffs must have shape (n_outcomes, K, M), got {payoffs.shape}"
+            )
         if not np.all(np.isfinite(payoffs)) or np.abs(payoffs).max() > 1 + 1e-12:
             raise ValueError("Seat payoffs must be finite and lie in [-1, 1] (payoff units)")
         if payoffs.shape[1:] != (len(self.actions), len(self.opponent_actions)):
@@ -144,7 +146,9 @@ class GameData:
         if self.T < 1:
             raise ValueError(f"T must be >= 1, got {self.T}")
         if self.opponent not in OPPONENTS:
-            raise ValueError(f"opponent must be one of {', '.join(OPPONENTS)}, got {self.opponent!r}")
+            raise ValueError(
+                f"opponent must be one of {', '.join(OPPONENTS)}, got {self.opponent!r}"
+            )
         for name in ("comparator", "opponent_minimax", "opponent_strategy"):
             strategies = getattr(self, name)
             if len(strategies) != self.game.n_seats:
@@ -198,6 +202,6 @@ class PlayOutput:
     phase_switches: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     @property
-    def T(self) -> int:
+    def T(self) -> int:  # noqa: N802 - the paper's horizon T
         """Number of rounds played."""
         return int(self.expected_payoff.size)

@@ -40,6 +40,11 @@ class Exp3:
         Learning rate, > 0.
     gamma : float, default=0
         Implicit exploration added to the denominator of the estimate (EXP3-IX).
+
+    Notes
+    -----
+    Keeps unnormalised weights w; a bandit update changes one weight, so a round costs a
+    few numpy calls. Weights are rescaled when their sum falls below 1e-150.
     """
 
     def __init__(self, n_actions: int, eta: float, gamma: float = 0.0) -> None:
@@ -48,7 +53,7 @@ class Exp3:
 
     def reset(self) -> None:
         """Forget every loss: back to the uniform distribution."""
-        self._logw = np.zeros(self.n_actions)
+        self._w = np.ones(self.n_actions)
         self._q = np.full(self.n_actions, 1.0 / self.n_actions)
 
     def dist(self) -> np.ndarray:
@@ -58,16 +63,19 @@ class Exp3:
     def update_bandit(self, action: int, loss: float, prob: float) -> float:
         """Update on the played action's loss; returns the loss estimate used."""
         estimate = loss / (prob + self.gamma)
-        self._logw[action] -= self.eta * estimate
-        w = np.exp(self._logw - self._logw.max())
-        self._q = w / w.sum()
+        self._w[action] *= math.exp(-self.eta * estimate)
+        total = self._w.sum()
+        if total < 1e-150:
+            self._w /= self._w.max()
+            total = self._w.sum()
+        self._q = self._w / total
         return estimate
 
     def update_full(self, losses: np.ndarray) -> None:
         """Update on the whole loss vector, shape (K,)."""
-        self._logw -= self.eta * losses
-        w = np.exp(self._logw - self._logw.max())
-        self._q = w / w.sum()
+        w = self._w * np.exp(-self.eta * losses)
+        self._w = w / w.max()
+        self._q = self._w / self._w.sum()
 
 
 class TsallisInf:
@@ -80,9 +88,9 @@ class TsallisInf:
 
     Notes
     -----
-    Plain importance weighting (not the reduced-variance estimator); x by Newton's method
-    started at min L - 2 / eta_t, where sum q >= 1, so that it decreases monotonically to the
-    root of the convex increasing sum q(x) - 1.
+    Plain importance weighting (not the reduced-variance estimator); x by Newton's method,
+    warm-started at the previous x and capped at min L - 2 / eta_t, where sum q >= 1, so that
+    iterates never cross the pole at min L (sum q(x) - 1 is convex and increasing).
     """
 
     def __init__(self, n_actions: int) -> None:
@@ -93,6 +101,7 @@ class TsallisInf:
         """Forget every loss: back to the uniform distribution and t = 1."""
         self._L = np.zeros(self.n_actions)
         self._t = 1
+        self._x = math.inf
         self._q = np.full(self.n_actions, 1.0 / self.n_actions)
 
     def dist(self) -> np.ndarray:
@@ -102,14 +111,16 @@ class TsallisInf:
     def _solve(self) -> None:
         self._t += 1
         eta = 2.0 / math.sqrt(self._t)
-        L = self._L - self._L.min()
-        x = -2.0 / eta
-        for _ in range(50):
+        L = self._L
+        cap = L.min() - 2.0 / eta  # sum q(cap) >= 1: at or right of the root
+        x = min(self._x, cap)
+        for _ in range(100):
             w = 4.0 / (eta * (L - x)) ** 2
             excess = w.sum() - 1.0
-            if excess < 1e-10:
+            if abs(excess) < 1e-10:
                 break
-            x -= excess / (eta * (w**1.5).sum())
+            x = min(x - excess / (eta * (w**1.5).sum()), cap)
+        self._x = x
         self._q = w / w.sum()
 
     def update_bandit(self, action: int, loss: float, prob: float) -> float:

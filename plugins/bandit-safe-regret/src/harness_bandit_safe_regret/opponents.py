@@ -12,6 +12,8 @@ mixed strategy nu_t (``None`` for a pure action) and its sampled action b_t.
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
+from itertools import accumulate
 
 import numpy as np
 
@@ -22,8 +24,8 @@ __all__ = ["make_opponent", "sample"]
 
 def sample(p: np.ndarray, u: float) -> int:
     """The action i with cumsum(p)[i-1] <= u * sum(p) < cumsum(p)[i], for u in [0, 1)."""
-    c = p.cumsum()
-    return min(int(c.searchsorted(u * c[-1], side="right")), p.size - 1)
+    c = list(accumulate(p.tolist()))
+    return min(bisect_right(c, u * c[-1]), len(c) - 1)
 
 
 class _Stationary:

@@ -26,7 +26,7 @@ def simulate(data: GameData, agent, seed: int) -> PlayOutput:
     data : GameData
         Game, comparator, opponent and horizon.
     agent : object
-        Has ``play(seat) -> p``, ``observe(seat, a, payoff, column)``, ``alpha`` and
+        Has ``play(seat) -> p``, ``observe(seat, a, payoff, b)``, ``alpha`` and
         ``switches`` (see :mod:`harness_bandit_safe_regret.agents`).
     seed : int
         Seeds Alice's and Bob's sampling and chance.
@@ -42,29 +42,42 @@ def simulate(data: GameData, agent, seed: int) -> PlayOutput:
     outcomes = [rng.integers(seat.payoffs.shape[0], size=T).tolist() for seat in seats]
     opponent = make_opponent(data)
     tables = [seat.payoffs.tolist() for seat in seats]
-    columns = [np.ascontiguousarray(seat.matrix.T) for seat in seats]
-    n_rounds = [len(range(s, T, n_seats)) for s in range(n_seats)]
-    P = [np.empty((n, len(seat.actions))) for n, seat in zip(n_rounds, seats)]
-    N = [np.zeros((n, len(seat.opponent_actions))) for n, seat in zip(n_rounds, seats)]
-    B = [np.empty(n, dtype=np.int64) for n in n_rounds]
-    realised, alpha = np.empty(T), np.empty(T)
+    play, act, observe, learn = agent.play, opponent.act, opponent.observe, agent.observe
+    P, N, B = [[] for _ in seats], [[] for _ in seats], [[] for _ in seats]
+    realised, alpha = [], []
     for t in range(T):
-        s, i = (0, t) if n_seats == 1 else (t % n_seats, t // n_seats)
-        p = agent.play(s)
-        nu, b = opponent.act(s, p, u_bob[t])
+        s = 0 if n_seats == 1 else t % n_seats
+        p = play(s)
+        nu, b = act(s, p, u_bob[t])
         a = sample(p, u_alice[t])
         payoff = tables[s][outcomes[s][t]][a][b]
-        agent.observe(s, a, payoff, columns[s][b])
-        opponent.observe(s, a, b, payoff)
-        P[s][i] = p
-        if nu is None:
-            N[s][i, b] = 1.0
-        else:
-            N[s][i] = nu
-        B[s][i] = b
-        realised[t] = payoff
-        alpha[t] = agent.alpha
-    return _values(data, P, N, B, realised, alpha, agent.switches)
+        learn(s, a, payoff, b)
+        observe(s, a, b, payoff)
+        P[s].append(p)
+        N[s].append(nu)
+        B[s].append(b)
+        realised.append(payoff)
+        alpha.append(agent.alpha)
+    N = [
+        _strategies(nus, bs, len(seat.opponent_actions))
+        for nus, bs, seat in zip(N, B, seats, strict=True)
+    ]
+    P = [
+        np.array(ps).reshape(len(ps), len(seat.actions)) for ps, seat in zip(P, seats, strict=True)
+    ]
+    B = [np.asarray(bs, dtype=np.int64) for bs in B]
+    return _values(data, P, N, B, np.asarray(realised), np.asarray(alpha), agent.switches)
+
+
+def _strategies(nus: list, bs: list[int], m: int) -> np.ndarray:
+    """Stack the opponent's mixed strategies, one-hot rows where it played a pure action."""
+    out = np.zeros((len(bs), m))
+    pure = [i for i, nu in enumerate(nus) if nu is None]
+    out[pure, [bs[i] for i in pure]] = 1.0
+    mixed = [i for i, nu in enumerate(nus) if nu is not None]
+    if mixed:
+        out[mixed] = np.array([nus[i] for i in mixed])
+    return out
 
 
 def _values(data, P, N, B, realised, alpha, switches) -> PlayOutput:

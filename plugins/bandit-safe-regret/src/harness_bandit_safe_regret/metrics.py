@@ -1,0 +1,220 @@
+"""Metrics: regret to the comparator and to the best fixed strategy, payoff, risk, alpha.
+
+Source: shared/papers/bandit-safe-regret.md §5. All values are in payoff units (Alice's
+payoff in [-1, 1] per round; one loss unit of the paper's reconstruction is two payoff units).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from harness import Curve, Metric
+from harness_bandit_safe_regret.data import GameData, PlayOutput
+
+__all__ = [
+    "CumulativePayoff",
+    "FinalAlpha",
+    "MaxPrefixLoss",
+    "RegretVsBest",
+    "RegretVsComparator",
+    "thin_curve",
+]
+
+TASK = "bandit-safe-regret"
+
+
+def thin_curve(values: np.ndarray, max_points: int) -> Curve:
+    """Curve over rounds 1..T, at most ``max_points`` evenly spaced rounds (0 keeps all).
+
+    The first and last rounds are always kept, so ``Curve.final`` is the value at T.
+    """
+    T = values.size
+    if max_points <= 0 or max_points >= T:
+        return Curve(values)
+    index = np.unique(np.linspace(0, T - 1, max_points).round().astype(np.int64))
+    return Curve(values[index], steps=index + 1)
+
+
+@dataclass
+class RegretParams:
+    """Which per-round values a regret uses and how its curve is returned."""
+
+    values: Literal["expected", "realised"] = "expected"
+    curve: bool = True
+    max_points: int = 1000
+
+    def __post_init__(self) -> None:
+        if self.max_points < 0:
+            raise ValueError(
+                f"max_points must be >= 0 (0 keeps every round), got {self.max_points}"
+            )
+
+
+class RegretVsComparator(Metric):
+    """Reg_t(mu_c) = sum_{s <= t} [V(mu_c, nu_s) - V(p_s, nu_s)], over rounds t.
+
+    Source: shared/papers/bandit-safe-regret.md §5; Müller et al., ICML 2025 (regret to the
+    comparator, O(1) for phased aggression).
+
+    Parameters
+    ----------
+    values : {"expected", "realised"}, default="expected"
+        ``expected``: V against the opponent's mixed strategy nu_s (known in this simulator).
+        ``realised``: the comparator's payoff against the sampled b_s minus Alice's realised
+        payoff (noisier, what an observer without nu_s would compute).
+    curve : bool, default=True
+        Return the curve over t (its final value is the regret at T); False returns the
+        regret at T only.
+    max_points : int, default=1000
+        Rounds kept in the curve, evenly spaced (0 keeps all T).
+
+    Returns
+    -------
+    Curve or float
+        Payoff units, unbounded; lower is better, 0 is the comparator's own performance.
+    """
+
+    name = "regret-vs-comparator"
+    task = TASK
+    higher_is_better = False
+    Params = RegretParams
+
+    def compute(self, data: GameData, output: PlayOutput) -> Curve | float:
+        if self.params.values == "expected":
+            gaps = output.comparator_payoff - output.expected_payoff
+        else:
+            gaps = output.comparator_realised - output.realised_payoff
+        regret = np.cumsum(gaps)
+        return (
+            thin_curve(regret, self.params.max_points) if self.params.curve else float(regret[-1])
+        )
+
+
+class RegretVsBest(Metric):
+    """Reg_t(best) = max_a sum_{s <= t} V(a, nu_s) - sum_{s <= t} V(p_s, nu_s), over t.
+
+    Source: shared/papers/bandit-safe-regret.md §5 (regret to the best fixed strategy in
+    hindsight; O~(sqrt T) for no-regret learners and phased aggression).
+
+    Parameters
+    ----------
+    values : {"expected", "realised"}, default="expected"
+        As for ``regret-vs-comparator``; ``realised`` uses the sampled b_s and Alice's
+        realised payoffs.
+    curve : bool, default=True
+        Return the curve over t; False returns the regret at T only.
+    max_points : int, default=1000
+        Rounds kept in the curve (0 keeps all T).
+
+    Returns
+    -------
+    Curve or float
+        Payoff units; lower is better. With several seats the best fixed strategy is the
+        best action of every seat.
+    """
+
+    name = "regret-vs-best"
+    task = TASK
+    higher_is_better = False
+    Params = RegretParams
+
+    def compute(self, data: GameData, output: PlayOutput) -> Curve | float:
+        if self.params.values == "expected":
+            regret = output.best_cumulative - np.cumsum(output.expected_payoff)
+        else:
+            regret = output.best_cumulative_realised - np.cumsum(output.realised_payoff)
+        return (
+            thin_curve(regret, self.params.max_points) if self.params.curve else float(regret[-1])
+        )
+
+
+@dataclass
+class ValuesParams:
+    """Which per-round payoffs a metric sums."""
+
+    values: Literal["expected", "realised"] = "expected"
+
+
+class CumulativePayoff(Metric):
+    """C_T = sum_t V(p_t, nu_t): Alice's total expected (or realised) payoff.
+
+    Source: shared/papers/bandit-safe-regret.md §5 (cumulative cost, sign flipped to payoff).
+
+    Parameters
+    ----------
+    values : {"expected", "realised"}, default="expected"
+
+    Returns
+    -------
+    float
+        Payoff units, in [-T, T]; higher is better. Exploiting a weak opponent makes it grow
+        linearly in T with the per-round gap as slope.
+    """
+
+    name = "cumulative-payoff"
+    task = TASK
+    higher_is_better = True
+    Params = ValuesParams
+
+    def compute(self, data: GameData, output: PlayOutput) -> float:
+        payoffs = (
+            output.expected_payoff if self.params.values == "expected" else output.realised_payoff
+        )
+        return float(payoffs.sum())
+
+
+class MaxPrefixLoss(Metric):
+    """Risk: max(0, max_t -sum_{s <= t} V(p_s, nu_s)), the deepest loss at any time.
+
+    Source: shared/papers/bandit-safe-regret.md §5 ("max-prefix loss max_t C_t").
+
+    Parameters
+    ----------
+    values : {"expected", "realised"}, default="expected"
+
+    Returns
+    -------
+    float
+        Payoff units, >= 0; lower is safer. O(1) for phased aggression in games of value 0
+        with a minimax comparator of value 0 per round.
+    """
+
+    name = "max-prefix-loss"
+    task = TASK
+    higher_is_better = False
+    Params = ValuesParams
+
+    def compute(self, data: GameData, output: PlayOutput) -> float:
+        payoffs = (
+            output.expected_payoff if self.params.values == "expected" else output.realised_payoff
+        )
+        return float(max(0.0, -np.cumsum(payoffs).min()))
+
+
+class FinalAlpha(Metric):
+    """The learner's weight alpha_T in the played mixture at the horizon, and phase count.
+
+    Source: Müller et al., ICML 2025 (phased aggression: alpha_k = min(1, 2^(k-1) / R));
+    shared/papers/bandit-safe-regret.md §5 (alpha_k(t) and phase-switch times).
+
+    Returns
+    -------
+    dict
+        ``alpha``: alpha_T in [0, 1] (1 for pure learners, 0 for ``minimax``, s_T for
+        (A,B)-Prod); ``n_switches``: number of phase switches (>= 0);
+        ``first_switch``: the round of the first switch, T + 1 if none (censored).
+    """
+
+    name = "final-alpha"
+    task = TASK
+
+    def compute(self, data: GameData, output: PlayOutput) -> dict[str, float]:
+        switches = output.phase_switches
+        return {
+            "alpha": float(output.alpha[-1]),
+            "n_switches": float(switches.size),
+            "first_switch": float(switches[0]) if switches.size else float(output.T + 1),
+        }

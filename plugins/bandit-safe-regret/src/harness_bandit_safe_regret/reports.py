@@ -1,0 +1,177 @@
+"""Reports: regret curves per opponent, and regret to the comparator against the horizon T.
+
+Source: Müller et al., ICML 2025 (regret to the comparator flat in T for phased aggression,
+growing like sqrt T for EXP3); shared/papers/bandit-safe-regret.md §4-6.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from harness import Curve, Report
+
+__all__ = ["RegretCurves", "RegretVsHorizon", "mean_ci"]
+
+TASK = "bandit-safe-regret"
+METRIC = "regret-vs-comparator"
+
+
+def mean_ci(values: np.ndarray, axis: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and half-width of the 95% Student-t confidence interval of the mean over ``axis``.
+
+    The half-width is 0 where fewer than two values are given.
+    """
+    values = np.asarray(values, dtype=float)
+    n = values.shape[axis]
+    mean = values.mean(axis=axis)
+    if n < 2:
+        return mean, np.zeros_like(mean)
+    sem = values.std(axis=axis, ddof=1) / np.sqrt(n)
+    return mean, stats.t.ppf(0.975, n - 1) * sem
+
+
+def _method_labels(frame: pd.DataFrame) -> pd.Series:
+    """Method name plus the method params that vary within ``frame`` (``learner=exp3``)."""
+    columns = [c for c in frame.columns if c.startswith("method.") and frame[c].nunique() > 1]
+    labels = frame["method"].astype(str)
+    for c in columns:
+        labels = labels + " " + c.removeprefix("method.") + "=" + frame[c].astype(str)
+    return labels
+
+
+def _ok(results: pd.DataFrame) -> pd.DataFrame:
+    frame = results[(results["task"] == TASK) & (results["status"] == "ok")].copy()
+    if "dataset.T" in frame:
+        frame["T"] = frame["dataset.T"].astype(float).astype(int)
+    frame["label"] = _method_labels(frame) if len(frame) else []
+    return frame
+
+
+class RegretCurves(Report):
+    """Regret to the comparator over t, one panel per opponent, mean and 95% band over seeds.
+
+    Source: Müller et al., ICML 2025, regret curves (reconstruction:
+    shared/papers/bandit-safe-regret.md §6 expected curve shapes).
+
+    Returns
+    -------
+    dict
+        ``regret-curves-<dataset>-T<T>``: a Figure per game and horizon; x: round t,
+        y: regret to mu_c in payoff units, one line per method.
+    """
+
+    name = "regret-curves"
+    task = TASK
+
+    def build(self, results: pd.DataFrame, curves: Mapping[str, Mapping[str, Curve]]) -> dict:
+        frame = _ok(results)
+        frame = frame[[METRIC in curves.get(h, {}) for h in frame["cell_hash"]]]
+        out = {}
+        for (dataset, T), group in frame.groupby(["dataset", "T"]):
+            opponents = sorted(group["dataset.opponent"].unique())
+            fig, axes = plt.subplots(
+                1, len(opponents), figsize=(4.2 * len(opponents), 3.6), squeeze=False
+            )
+            for ax, opponent in zip(axes[0], opponents, strict=True):
+                cells = group[group["dataset.opponent"] == opponent]
+                for label, runs in cells.groupby("label"):
+                    self._band(ax, [curves[h][METRIC] for h in runs["cell_hash"]], str(label))
+                ax.axhline(0.0, color="0.6", lw=0.8)
+                ax.set_title(f"opponent: {opponent}")
+                ax.set_xlabel("round t")
+                ax.set_ylabel(r"regret to $\mu_c$ (payoff units)")
+            axes[0][-1].legend(fontsize=7)
+            fig.suptitle(f"{dataset}, T = {T}: mean and 95% CI over seeds")
+            fig.tight_layout()
+            out[f"regret-curves-{dataset}-T{T}"] = fig
+        return out
+
+    @staticmethod
+    def _band(ax, runs: list[Curve], label: str) -> None:
+        steps = runs[0].steps
+        values = np.array([np.interp(steps, c.steps, c.values) for c in runs])
+        mean, half = mean_ci(values)
+        (line,) = ax.plot(steps, mean, label=f"{label} (n={len(runs)})", lw=1.2)
+        ax.fill_between(steps, mean - half, mean + half, color=line.get_color(), alpha=0.2)
+
+
+class RegretVsHorizon(Report):
+    """Regret to the comparator at each horizon T per method: flat for phased aggression.
+
+    Source: Müller et al., ICML 2025 (O(1) regret to the comparator vs Theta(sqrt T) for
+    EXP3 against a clairvoyant opponent); shared/papers/bandit-safe-regret.md §6.
+
+    Returns
+    -------
+    dict
+        ``regret-vs-horizon``: DataFrame, one row per (dataset, opponent, method), one
+        column ``T=<T>`` per horizon with "mean ± 95% CI half-width" of the regret to mu_c
+        at T (payoff units); ``summary``: DataFrame of every metric's mean and CI per
+        (dataset, opponent, T, method); ``regret-vs-horizon-plot``: log-log Figure.
+    """
+
+    name = "regret-vs-horizon"
+    task = TASK
+
+    def build(self, results: pd.DataFrame, curves: Mapping[str, Mapping[str, Curve]]) -> dict:
+        frame = _ok(results)
+        if METRIC not in frame or frame.empty:
+            return {}
+        keys = ["dataset", "dataset.opponent", "label", "T"]
+        rows = []
+        for key, group in frame.groupby(keys):
+            mean, half = mean_ci(group[METRIC].astype(float).to_numpy())
+            rows.append((*key, float(mean), float(half), len(group)))
+        stats_frame = pd.DataFrame(rows, columns=[*keys, "mean", "ci95", "n"])
+        table = stats_frame.assign(
+            cell=[
+                f"{m:.2f} ± {h:.2f}"
+                for m, h in zip(stats_frame["mean"], stats_frame["ci95"], strict=True)
+            ]
+        ).pivot(index=keys[:3], columns="T", values="cell")
+        table.columns = [f"T={T}" for T in table.columns]
+        table = table.reset_index().rename(
+            columns={"dataset.opponent": "opponent", "label": "method"}
+        )
+        return {
+            "regret-vs-horizon": table,
+            "summary": self._summary(frame, keys),
+            "regret-vs-horizon-plot": self._plot(stats_frame),
+        }
+
+    @staticmethod
+    def _summary(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+        names = ["regret-vs-comparator", "regret-vs-best", "cumulative-payoff", "max-prefix-loss"]
+        names += ["final-alpha.alpha"]
+        rows = []
+        for key, group in frame.groupby(keys):
+            row = dict(zip(["dataset", "opponent", "method", "T"], key, strict=True))
+            for name in [n for n in names if n in group]:
+                mean, half = mean_ci(group[name].astype(float).to_numpy())
+                row[name] = f"{mean:.2f} ± {half:.2f}"
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    @staticmethod
+    def _plot(stats_frame: pd.DataFrame):
+        panels = stats_frame.groupby(["dataset", "dataset.opponent"])
+        fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.6), squeeze=False)
+        for ax, ((dataset, opponent), group) in zip(axes[0], panels, strict=True):
+            for label, rows in group.groupby("label"):
+                ax.errorbar(rows["T"], rows["mean"], yerr=rows["ci95"], marker="o", label=label)
+            ax.set_xscale("log")
+            ax.set_xlabel("horizon T (rounds)")
+            ax.set_ylabel(r"regret to $\mu_c$ at T (payoff units)")
+            ax.set_title(f"{dataset} vs {opponent}")
+            ax.axhline(0.0, color="0.6", lw=0.8)
+        axes[0][-1].legend(fontsize=7)
+        fig.tight_layout()
+        return fig
