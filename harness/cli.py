@@ -133,28 +133,16 @@ def run(
 ) -> None:
     """Run every cell of SUITE with a progress bar, then summarise and write the report."""
     registry, spec = _suite(suite)
-    cells = list({c.cell_hash: c for c in spec.cells}.values())  # a config listed twice runs once
     if dry_run:
+        cells = list({c.cell_hash: c for c in spec.cells}.values())
         console.print(_cell_table(cells, f"{spec.name}: {len(cells)} cells"))
         console.print(f"{len(cells)} cells")
         return
-    runner = _executor(executor, registry, jobs)
-    from harness.tracking import Tracker, git_commit
+    from harness.runner import run_suite
+    from harness.tracking import Tracker
 
+    runner = _executor(executor, registry, jobs)
     tracker = Tracker(tracking_uri)
-    experiment = tracker.experiment_id(spec.name, create=True)
-    done = set() if force else tracker.finished_hashes(experiment)
-    todo = [c for c in cells if c.cell_hash not in done]
-    parent = tracker.start_suite(
-        experiment, spec, {"jobs": jobs, "executor": executor, "force": force}
-    )
-    commit = git_commit()
-    console.print(
-        f"[bold]{escape(spec.name)}[/]: {len(cells)} cells, {len(cells) - len(todo)}"
-        f" already finished, {len(todo)} to run with {jobs} worker(s)."
-    )
-    problems: list[tuple[Any, Any]] = []
-    status = "FINISHED"
     columns = (
         TextColumn("{task.description}"),
         BarColumn(),
@@ -165,26 +153,36 @@ def run(
         TimeRemainingColumn(),
     )
     tic = time.perf_counter()
-    with Progress(*columns, console=console, transient=False) as progress:
-        bar = progress.add_task("cells", total=len(todo), failed=0)
+    with Progress(*columns, console=console) as progress:
+        bar = progress.add_task("cells", total=None, failed=0)
+        failed = 0
 
-        def on_result(cell: Any, result: Any) -> bool:
-            tracker.log_cell(experiment, parent, cell, result, registry.plugins, commit)
-            if result.status in ("failed", "timeout"):
-                problems.append((cell, result))
-            progress.update(bar, advance=1, failed=len(problems))
-            return fail_fast and bool(problems)
+        def on_start(total: int, todo: int) -> None:
+            console.print(
+                f"[bold]{escape(spec.name)}[/]: {total} cells, {total - todo} already"
+                f" finished, {todo} to run with {jobs} worker(s)."
+            )
+            progress.update(bar, total=todo)
 
-        try:
-            runner.run(todo, on_result)
-        except KeyboardInterrupt:
-            tracker.end_suite(parent, "KILLED")
-            raise
-    status = "FAILED" if problems else "FINISHED"
-    tracker.end_suite(parent, status)
+        def on_cell(cell: Any, result: Any) -> None:
+            nonlocal failed
+            failed += result.status in ("failed", "timeout")
+            progress.update(bar, advance=1, failed=failed)
+
+        outcome = run_suite(
+            spec,
+            registry,
+            tracker,
+            executor=runner,
+            force=force,
+            fail_fast=fail_fast,
+            settings={"jobs": jobs, "executor": executor},
+            on_start=on_start,
+            on_cell=on_cell,
+        )
     elapsed = time.perf_counter() - tic
-    _summarise(tracker, registry, spec, experiment, parent, problems, Path(report_dir), elapsed)
-    if problems:
+    _summarise(tracker, registry, spec, outcome, Path(report_dir), elapsed)
+    if outcome.problems:
         sys.exit(EXIT_CELLS_FAILED)
 
 
@@ -202,15 +200,13 @@ def _summarise(
     tracker: Any,
     registry: Any,
     spec: Any,
-    experiment: str,
-    parent: str,
-    problems: list[Any],
+    outcome: Any,
     report_dir: Path,
     elapsed: float,
 ) -> None:
     from harness.report import summary_table, write_report
 
-    results = tracker.results(experiment, {c.cell_hash for c in spec.cells})
+    results = tracker.results(outcome.experiment_id, {c.cell_hash for c in spec.cells})
     for task in spec.tasks():
         rows = results[results["task"] == task] if not results.empty else results
         if rows.empty:
@@ -220,7 +216,7 @@ def _summarise(
         _print_frame(table, f"{task}: mean ± 95% CI over seeds")
         for reason, group in skipped.groupby("reason"):
             console.print(f"  [yellow]skipped[/] {len(group)} cell(s): {escape(str(reason))}")
-    for cell, result in problems:
+    for cell, result in outcome.problems:
         console.print(
             f"[red]{result.status}[/] {cell.task} {cell.dataset} {cell.method} "
             f"seed={cell.seed}: {escape(result.reason)}"
@@ -229,7 +225,7 @@ def _summarise(
         out = report_dir / spec.name
         for problem in write_report(results, registry, tracker, spec.name, out):
             console.print(f"[red]{escape(problem)}[/]")
-        tracker.log_folder(parent, out, "report")
+        tracker.log_folder(outcome.parent_run_id, out, "report")
         console.print(f"Report: {out}/report.html")
     console.print(f"Wall time {elapsed:.1f} s. Tracking URI: {tracker.uri}")
     console.print(f"Open the UI with: harness ui --tracking-uri '{tracker.uri}'")

@@ -135,8 +135,7 @@ def build_registry(
     except pluggy.PluginValidationError as err:
         raise PluginError(
             f"Plugin '{pm.get_name(err.plugin)}' implements a hook harness does not define:"
-            f" {err}. Hooks: "
-            + ", ".join(_HOOK_OF_KIND.values())
+            f" {err}. Hooks: " + ", ".join(_HOOK_OF_KIND.values())
         ) from err
     registry = Registry(plugins=versions)
     for kind, hook_name in _HOOK_OF_KIND.items():

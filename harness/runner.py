@@ -280,3 +280,67 @@ def _died(cell: Cell, exitcode: int | None) -> CellResult:
     return CellResult(
         cell.cell_hash, "failed", reason=reason, error=reason, start_ms=now, end_ms=now
     )
+
+
+@dataclass
+class SuiteOutcome:
+    """What :func:`run_suite` did: the experiment and parent run ids, the cells it ran and
+    the failed or timed-out ones."""
+
+    experiment_id: str
+    parent_run_id: str
+    ran: int = 0
+    problems: list[tuple[Cell, CellResult]] = field(default_factory=list)
+
+
+def run_suite(
+    suite: Any,
+    registry: Registry,
+    tracker: Any,
+    *,
+    executor: Any = None,
+    force: bool = False,
+    fail_fast: bool = False,
+    settings: dict[str, Any] | None = None,
+    on_start: Callable[[int, int], None] | None = None,
+    on_cell: Callable[[Cell, CellResult], None] | None = None,
+) -> SuiteOutcome:
+    """Run a suite's unfinished cells and log each to MLflow as it ends.
+
+    :param suite: a :class:`harness.suite.Suite`.
+    :param tracker: a :class:`harness.tracking.Tracker` (the only writer).
+    :param executor: defaults to ``LocalExecutor(registry, 1)``.
+    :param force: run cells that already have a FINISHED run too.
+    :param on_start: called with (cells in the suite, cells to run) before running.
+    :param on_cell: called after each cell is logged (progress bars).
+    :raises KeyboardInterrupt: after marking the parent run KILLED; logged cells are kept.
+    """
+    from harness.tracking import git_commit
+
+    executor = executor or LocalExecutor(registry, 1)
+    cells = list({c.cell_hash: c for c in suite.cells}.values())  # a config listed twice runs once
+    experiment = tracker.experiment_id(suite.name, create=True)
+    done = set() if force else tracker.finished_hashes(experiment)
+    todo = [c for c in cells if c.cell_hash not in done]
+    parent = tracker.start_suite(experiment, suite, dict(settings or {}, force=force))
+    outcome = SuiteOutcome(experiment, parent)
+    commit = git_commit()
+    if on_start:
+        on_start(len(cells), len(todo))
+
+    def handle(cell: Cell, result: CellResult) -> bool:
+        tracker.log_cell(experiment, parent, cell, result, registry.plugins, commit)
+        outcome.ran += 1
+        if result.status in ("failed", "timeout"):
+            outcome.problems.append((cell, result))
+        if on_cell:
+            on_cell(cell, result)
+        return fail_fast and bool(outcome.problems)
+
+    try:
+        executor.run(todo, handle)
+    except KeyboardInterrupt:
+        tracker.end_suite(parent, "KILLED")
+        raise
+    tracker.end_suite(parent, "FAILED" if outcome.problems else "FINISHED")
+    return outcome

@@ -14,7 +14,7 @@ from harness.errors import SuiteError
 __all__ = ["write_skeleton"]
 
 _FILES = {
-    "pyproject.toml": '''\
+    "pyproject.toml": """\
 [build-system]
 requires = ["setuptools>=68"]
 build-backend = "setuptools.build_meta"
@@ -34,7 +34,7 @@ where = ["src"]
 
 [tool.setuptools.package-data]
 {module} = ["data/*"]
-''',
+""",
     "README.md": """\
 # harness-{task}
 
@@ -191,14 +191,14 @@ class SquaredError(Metric):
 
 None yet. For each file: source, licence, rows, sha256.
 """,
-    "tests/test_conformance.py": '''\
+    "tests/test_conformance.py": """\
 from harness.testing import parametrize_with_checks
 
 
 @parametrize_with_checks("{task}")
 def test_conformance(component, check):
     check(component)
-''',
+""",
 }
 
 

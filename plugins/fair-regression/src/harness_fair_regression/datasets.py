@@ -282,7 +282,7 @@ class LawSchool(Dataset):
     ----------
     target : {"zfya", "ugpa"}, default="zfya"
         ``zfya``: y = ZFYA (standardised first-year average) from X = (LSAT, UGPA).
-        ``ugpa``: y = UGPA (grade point average, 0-4 scale) from X = (LSAT,).
+        ``ugpa``: y = UGPA (grade point average, 0-4.2 scale) from X = (LSAT,).
     test_fraction : float, default=0.2
         Fraction of each group held out for testing.
     calib_fraction : float, default=0.2

@@ -77,11 +77,10 @@ def kernel_coefficients(m: int, d: int) -> dict[tuple[int, int, int], float]:
             else:  # f_j = t: shift e by one
                 g[n][:, 1:] += j * prev[:, :-1] / n
     st = np.zeros((m + 1, m + 1))
+    rising = 1.0  # (d/2)_k / k!, the rho^(2k) coefficient of (1 - rho^2)^(-d/2)
     for k in range(m // 2 + 1):
-        st += (
-            math.exp(math.lgamma(d / 2 + k) - math.lgamma(d / 2) - math.lgamma(k + 1))
-            * g[m - 2 * k]
-        )
+        st += rising * g[m - 2 * k]
+        rising *= (d / 2 + k) / (k + 1)
     out: dict[tuple[int, int, int], float] = {}
     for a, e in zip(*np.nonzero(st), strict=True):
         for b in range(e + 1):

@@ -61,7 +61,9 @@ def su4_blocks(theta: torch.Tensor) -> torch.Tensor:
 def _brick(wires: list[int]) -> list[tuple[int, int]]:
     m = len(wires)
     even = [(wires[2 * k], wires[2 * k + 1]) for k in range(m // 2)]
-    shifted = [(wires[m - 1], wires[0])] + [(wires[2 * k - 1], wires[2 * k]) for k in range(1, m // 2)]
+    shifted = [(wires[m - 1], wires[0])] + [
+        (wires[2 * k - 1], wires[2 * k]) for k in range(1, m // 2)
+    ]
     return even + shifted
 
 

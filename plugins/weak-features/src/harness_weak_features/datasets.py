@@ -81,15 +81,25 @@ def build_weak_data(
             raise ValueError(f"weak feature {name!r} has {k} level(s); it needs at least 2")
     k_max = max(n_levels)
     obs = np.empty_like(v)
-    lik = np.zeros(v.shape + (k_max,))
+    lik = np.zeros((*v.shape, k_max))
     for j, k in enumerate(n_levels):
         obs[:, j], lik[:, j, :k] = corrupt(v[:, j], k, kind, rate, rng, driver=z[:, 0])
     return WeakData(
-        x_train=z[train], x_test=z[test], obs_train=obs[train], obs_test=obs[test],
-        lik_train=lik[train], lik_test=lik[test], v_train=v[train], v_test=v[test],
-        y_train=y[train], y_test=y[test], n_levels=n_levels, weak_names=names,
-        weak_kind=kind, rate=float(rate),
-    )  # fmt: skip
+        x_train=z[train],
+        x_test=z[test],
+        obs_train=obs[train],
+        obs_test=obs[test],
+        lik_train=lik[train],
+        lik_test=lik[test],
+        v_train=v[train],
+        v_test=v[test],
+        y_train=y[train],
+        y_test=y[test],
+        n_levels=n_levels,
+        weak_names=names,
+        weak_kind=kind,
+        rate=float(rate),
+    )
 
 
 class Synthetic(Dataset):
@@ -154,8 +164,9 @@ class Synthetic(Dataset):
             if self.d < 1:
                 raise ValueError(f"d must be >= 1, got {self.d}")
             if self.n_levels < 2:
-                raise ValueError(f"n_levels must be >= 2 (a weak feature with one level), got "
-                                 f"{self.n_levels}")  # fmt: skip
+                raise ValueError(
+                    f"n_levels must be >= 2 (a weak feature with one level), got {self.n_levels}"
+                )
             if self.temperature <= 0:
                 raise ValueError(f"temperature must be > 0, got {self.temperature}")
 
@@ -167,11 +178,20 @@ class Synthetic(Dataset):
         b = params.effect * model.permutation(np.linspace(-1.0, 1.0, params.n_levels))
         rng = np.random.default_rng(seed)
         x = rng.normal(size=(params.n, params.d))
-        v = np.argmax(x @ W.T + params.temperature * rng.gumbel(size=(params.n, params.n_levels)),
-                      axis=1)  # fmt: skip
+        v = np.argmax(
+            x @ W.T + params.temperature * rng.gumbel(size=(params.n, params.n_levels)), axis=1
+        )
         y = (x @ a + b[v] + rng.logistic(size=params.n) > 0).astype(np.int64)
-        return build_weak_data(x, v[:, None].astype(np.int64), y, ("v",), params.weak_kind,
-                               params.rate, params.test_fraction, rng)  # fmt: skip
+        return build_weak_data(
+            x,
+            v[:, None].astype(np.int64),
+            y,
+            ("v",),
+            params.weak_kind,
+            params.rate,
+            params.test_fraction,
+            rng,
+        )
 
     def describe(self, data: WeakData) -> dict[str, float | int | str]:
         """Observed-value accuracy and label balance of the loaded data."""
@@ -180,8 +200,8 @@ class Synthetic(Dataset):
 
 def _describe(data: WeakData) -> dict[str, float | int | str]:
     return {
-        "n_train": int(len(data.y_train)),
-        "n_test": int(len(data.y_test)),
+        "n_train": len(data.y_train),
+        "n_test": len(data.y_test),
         "positive_rate": round(float(np.mean(data.y_train)), 4),
         "n_levels": ",".join(map(str, data.n_levels)),
         "obs_accuracy": round(float(np.mean(data.obs_train == data.v_train)), 4),
@@ -205,11 +225,13 @@ class _Table(Dataset):
             rows = np.sort(rng.choice(len(y), size=params.n, replace=False))
             frame, y = frame.iloc[rows], y[rows]
         names = _split_columns(params.weak_columns)
-        v = np.column_stack([np.unique(frame[c].to_numpy(), return_inverse=True)[1]
-                             for c in names]).astype(np.int64)  # fmt: skip
+        v = np.column_stack(
+            [np.unique(frame[c].to_numpy(), return_inverse=True)[1] for c in names]
+        ).astype(np.int64)
         x = frame.drop(columns=[*names, *self.drop]).to_numpy(dtype=np.float64)
-        return build_weak_data(x, v, y, names, params.weak_kind, params.rate,
-                               params.test_fraction, rng)  # fmt: skip
+        return build_weak_data(
+            x, v, y, names, params.weak_kind, params.rate, params.test_fraction, rng
+        )
 
     def describe(self, data: WeakData) -> dict[str, float | int | str]:
         """Observed-value accuracy and label balance of the loaded data."""
@@ -266,9 +288,15 @@ class Affairs(_Table):
     task = "weak-features"
     test_params: ClassVar[dict] = {"n": 400}
     weak_options: ClassVar[tuple[str, ...]] = (
-        "rate_marriage", "age", "yrs_married", "children", "religious", "educ", "occupation",
+        "rate_marriage",
+        "age",
+        "yrs_married",
+        "children",
+        "religious",
+        "educ",
+        "occupation",
         "occupation_husb",
-    )  # fmt: skip
+    )
 
     @dataclass
     class Params:
@@ -323,8 +351,14 @@ class Anes96(_Table):
     task = "weak-features"
     test_params: ClassVar[dict] = {"n": 300}
     weak_options: ClassVar[tuple[str, ...]] = (
-        "PID", "educ", "TVnews", "selfLR", "ClinLR", "DoleLR", "income",
-    )  # fmt: skip
+        "PID",
+        "educ",
+        "TVnews",
+        "selfLR",
+        "ClinLR",
+        "DoleLR",
+        "income",
+    )
     drop: ClassVar[tuple[str, ...]] = ("popul",)
 
     @dataclass

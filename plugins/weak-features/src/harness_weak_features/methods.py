@@ -15,7 +15,8 @@ import numpy as np
 import torch
 from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestRegressor
 from sklearn.experimental import enable_iterative_imputer  # noqa: F401 - enables the import
-from sklearn.impute import IterativeImputer, KNNImputer, SimpleImputer
+from sklearn.impute import IterativeImputer, SimpleImputer
+from sklearn.neighbors import KNeighborsClassifier
 from threadpoolctl import threadpool_limits
 
 from harness import Method, Skip
@@ -62,8 +63,13 @@ def _threads(n: int) -> Iterator[None]:
         torch.set_num_threads(before)
 
 
-def _with_codes(data: WeakData, codes_train: np.ndarray, codes_test: np.ndarray, C: float,
-                v_hat: np.ndarray | None) -> WeakOutput:  # fmt: skip
+def _with_codes(
+    data: WeakData,
+    codes_train: np.ndarray,
+    codes_test: np.ndarray,
+    C: float,
+    v_hat: np.ndarray | None,
+) -> WeakOutput:
     z_train = np.hstack([data.x_train, one_hot_block(codes_train, data.n_levels)])
     z_test = np.hstack([data.x_test, one_hot_block(codes_test, data.n_levels)])
     y_pred, score, _ = fit_label_model(z_train, data.y_train, z_test, C)
@@ -196,8 +202,14 @@ def _impute_inputs(data: WeakData) -> tuple[np.ndarray, np.ndarray]:
     return exact_codes(data.lik_train), exact_codes(data.lik_test)
 
 
-def _imputed_output(data: WeakData, train: np.ndarray, test: np.ndarray, miss_train: np.ndarray,
-                    miss_test: np.ndarray, C: float) -> WeakOutput:  # fmt: skip
+def _imputed_output(
+    data: WeakData,
+    train: np.ndarray,
+    test: np.ndarray,
+    miss_train: np.ndarray,
+    miss_test: np.ndarray,
+    C: float,
+) -> WeakOutput:
     codes_train, codes_test = train.astype(np.int64), test.astype(np.int64)
     z_train = np.hstack([data.x_train, one_hot_block(codes_train, data.n_levels), miss_train])
     z_test = np.hstack([data.x_test, one_hot_block(codes_test, data.n_levels), miss_test])
@@ -237,14 +249,23 @@ class ModeImpute(Method):
         train, test = _impute_inputs(data)
         with _threads(params.threads):
             imp = SimpleImputer(strategy="most_frequent", keep_empty_features=True).fit(train)
-            return _imputed_output(data, imp.transform(train), imp.transform(test),
-                                   np.isnan(train), np.isnan(test), params.C)  # fmt: skip
+            return _imputed_output(
+                data,
+                imp.transform(train),
+                imp.transform(test),
+                np.isnan(train),
+                np.isnan(test),
+                params.C,
+            )
 
 
 class KnnImpute(Method):
-    """k-nearest-neighbour imputation of the one-hot weak features, then argmax.
+    """k-nearest-neighbour imputation of the one-hot weak feature, then argmax.
 
     Source: scikit-learn ``KNNImputer`` (Troyanskaya et al. 2001) on ``[x_o, one-hot(v)]``.
+    Since ``x_o`` is complete, the imputed one-hot block of a row is the mean one-hot of its
+    k nearest donors in ``x_o``; this is computed per weak feature with
+    ``KNeighborsClassifier`` on the donors (same neighbours, far faster; pinned by a test).
 
     Parameters
     ----------
@@ -258,7 +279,7 @@ class KnnImpute(Method):
     Returns
     -------
     WeakOutput
-        ``v_hat_test`` = exact value or the argmax of the imputed one-hot block.
+        ``v_hat_test`` = exact value, or the argmax of the donors' mean one-hot.
 
     Raises
     ------
@@ -273,30 +294,42 @@ class KnnImpute(Method):
     class Params(_HParams):
         n_neighbors: int = 10
 
+        def __post_init__(self) -> None:
+            super().__post_init__()
+            if self.n_neighbors < 1:
+                raise ValueError(f"n_neighbors must be >= 1, got {self.n_neighbors}")
+
     def run(self, data: WeakData, params: Params, seed: int) -> WeakOutput:
-        """Impute the one-hot block from neighbours in ``x_o``, then fit h."""
+        """Impute each weak feature from its k nearest donors in ``x_o``, then fit h."""
         train, test = _impute_inputs(data)
         with _threads(params.threads):
-            imp = KNNImputer(n_neighbors=params.n_neighbors, keep_empty_features=True)
-            imp.fit(np.hstack([data.x_train, _nan_one_hot(train, data.n_levels)]))
             codes = [
-                _argmax_blocks(imp.transform(np.hstack([x, _nan_one_hot(c, data.n_levels)])),
-                               data.x_train.shape[1], data.n_levels)  # fmt: skip
+                knn_impute(data.x_train, train, x, c, params.n_neighbors)
                 for x, c in ((data.x_train, train), (data.x_test, test))
             ]
-            return _imputed_output(data, codes[0], codes[1], np.isnan(train), np.isnan(test),
-                                   params.C)  # fmt: skip
+            return _imputed_output(
+                data, codes[0], codes[1], np.isnan(train), np.isnan(test), params.C
+            )
 
 
-def _nan_one_hot(codes: np.ndarray, n_levels: tuple[int, ...]) -> np.ndarray:
-    block = one_hot_block(np.nan_to_num(codes, nan=-1).astype(np.int64), n_levels)
-    rows = np.repeat(np.isnan(codes), n_levels, axis=1)
-    return np.where(rows, np.nan, block)
+def knn_impute(
+    x_donor: np.ndarray, codes_donor: np.ndarray, x: np.ndarray, codes: np.ndarray, k: int
+) -> np.ndarray:
+    """Fill NaN codes (n, J) by the argmax of the mean one-hot of the k nearest donors.
 
-
-def _argmax_blocks(z: np.ndarray, start: int, n_levels: tuple[int, ...]) -> np.ndarray:
-    edges = start + np.concatenate([[0], np.cumsum(n_levels)])
-    return np.column_stack([z[:, a:b].argmax(axis=1) for a, b in zip(edges[:-1], edges[1:])])
+    Donors of WF j are the rows of ``x_donor`` (shape (m, d)) whose code j is known.
+    """
+    out = codes.copy()
+    for j in range(codes.shape[1]):
+        known, todo = ~np.isnan(codes_donor[:, j]), np.isnan(codes[:, j])
+        if not todo.any():
+            continue
+        if not known.any():
+            raise Skip(f"weak feature {j} has no exact value in the training rows to impute from")
+        clf = KNeighborsClassifier(n_neighbors=min(k, int(known.sum())))
+        clf.fit(x_donor[known], codes_donor[known, j].astype(np.int64))
+        out[todo, j] = clf.classes_[clf.predict_proba(x[todo]).argmax(axis=1)]
+    return out
 
 
 class IterativeImpute(Method):
@@ -334,14 +367,28 @@ class IterativeImpute(Method):
         n_estimators: int = 20
         max_iter: int = 3
 
+        def __post_init__(self) -> None:
+            super().__post_init__()
+            if self.n_estimators < 1 or self.max_iter < 1:
+                raise ValueError(
+                    f"n_estimators and max_iter must be >= 1, got "
+                    f"{self.n_estimators}, {self.max_iter}"
+                )
+
     def run(self, data: WeakData, params: Params, seed: int) -> WeakOutput:
         """Impute codes from ``x_o`` and the other weak features, then fit h."""
         train, test = _impute_inputs(data)
         d = data.x_train.shape[1]
-        forest = RandomForestRegressor(n_estimators=params.n_estimators, max_depth=8,
-                                       min_samples_leaf=5, random_state=seed, n_jobs=1)  # fmt: skip
-        imp = IterativeImputer(estimator=forest, max_iter=params.max_iter, random_state=seed,
-                               keep_empty_features=True)  # fmt: skip
+        forest = RandomForestRegressor(
+            n_estimators=params.n_estimators,
+            max_depth=8,
+            min_samples_leaf=5,
+            random_state=seed,
+            n_jobs=1,
+        )
+        imp = IterativeImputer(
+            estimator=forest, max_iter=params.max_iter, random_state=seed, keep_empty_features=True
+        )
         with _threads(params.threads):
             imp.fit(np.hstack([data.x_train, train]))
             top = np.asarray(data.n_levels)[None, :] - 1
@@ -349,8 +396,9 @@ class IterativeImpute(Method):
                 np.clip(np.rint(imp.transform(np.hstack([x, c]))[:, d:]), 0, top)
                 for x, c in ((data.x_train, train), (data.x_test, test))
             ]
-            return _imputed_output(data, codes[0], codes[1], np.isnan(train), np.isnan(test),
-                                   params.C)  # fmt: skip
+            return _imputed_output(
+                data, codes[0], codes[1], np.isnan(train), np.isnan(test), params.C
+            )
 
 
 class HgbNative(Method):
@@ -386,19 +434,26 @@ class HgbNative(Method):
 
         def __post_init__(self) -> None:
             if self.max_iter < 1 or self.learning_rate <= 0 or self.threads < 1:
-                raise ValueError(f"max_iter and threads must be >= 1 and learning_rate > 0, got "
-                                 f"{self.max_iter}, {self.threads}, {self.learning_rate}")  # fmt: skip
+                raise ValueError(
+                    f"max_iter and threads must be >= 1 and learning_rate > 0, got "
+                    f"{self.max_iter}, {self.threads}, {self.learning_rate}"
+                )
 
     def run(self, data: WeakData, params: Params, seed: int) -> WeakOutput:
         """Fit the boosted trees on ``[x_o, observed codes]`` and predict."""
         d = data.x_train.shape[1]
         cats = list(range(d, d + data.n_weak))
-        model = HistGradientBoostingClassifier(max_iter=params.max_iter,
-                                               learning_rate=params.learning_rate,
-                                               categorical_features=cats, random_state=seed)  # fmt: skip
+        model = HistGradientBoostingClassifier(
+            max_iter=params.max_iter,
+            learning_rate=params.learning_rate,
+            categorical_features=cats,
+            random_state=seed,
+        )
         with _threads(params.threads):
-            model.fit(np.hstack([data.x_train, _single_codes(data, data.obs_train,
-                                                             data.lik_train)]), data.y_train)  # fmt: skip
+            model.fit(
+                np.hstack([data.x_train, _single_codes(data, data.obs_train, data.lik_train)]),
+                data.y_train,
+            )
             score = model.predict_proba(
                 np.hstack([data.x_test, _single_codes(data, data.obs_test, data.lik_test)])
             )[:, 1]
@@ -449,8 +504,12 @@ class EmulatedEstimator(Method):
         """Corrupt the true values at rate epsilon, then fit h."""
         rng = np.random.default_rng(seed)
         est = [
-            np.column_stack([emulate_estimator(v[:, j], k, params.epsilon, rng)
-                             for j, k in enumerate(data.n_levels)])  # fmt: skip
+            np.column_stack(
+                [
+                    emulate_estimator(v[:, j], k, params.epsilon, rng)
+                    for j, k in enumerate(data.n_levels)
+                ]
+            )
             for v in (data.v_train, data.v_test)
         ]
         with _threads(params.threads):
@@ -475,8 +534,9 @@ class _WflParams(_HParams):
         if self.epochs < 1:
             raise ValueError(f"epochs must be >= 1, got {self.epochs}")
         if self.lr <= 0 or self.weight_decay < 0:
-            raise ValueError(f"lr must be > 0 and weight_decay >= 0, got {self.lr}, "
-                             f"{self.weight_decay}")  # fmt: skip
+            raise ValueError(
+                f"lr must be > 0 and weight_decay >= 0, got {self.lr}, {self.weight_decay}"
+            )
 
 
 def _fit_estimator(data: WeakData, params: _WflParams) -> WeakEstimator:
@@ -484,8 +544,13 @@ def _fit_estimator(data: WeakData, params: _WflParams) -> WeakEstimator:
     model = WeakEstimator(data.x_train.shape[1], data.n_levels, params.hidden)
     x = torch.as_tensor(data.x_train, dtype=torch.float32)
     liks = liks_of(data.lik_train, data.n_levels)
-    train_full_batch(list(model.parameters()), lambda: total_weak_nll(model(x), liks),
-                     params.epochs, params.lr, params.weight_decay)  # fmt: skip
+    train_full_batch(
+        list(model.parameters()),
+        lambda: total_weak_nll(model(x), liks),
+        params.epochs,
+        params.lr,
+        params.weight_decay,
+    )
     return model
 
 
@@ -497,8 +562,10 @@ def _encode(post: list[np.ndarray], estimate: str) -> np.ndarray:
 
 def _fit_h(data: WeakData, model: WeakEstimator, params: _WflParams):
     """Posterior estimates on train and test rows, then h on ``[x_o, estimates]``."""
-    post = [posteriors(model, x, lik, data.n_levels)
-            for x, lik in ((data.x_train, data.lik_train), (data.x_test, data.lik_test))]  # fmt: skip
+    post = [
+        posteriors(model, x, lik, data.n_levels)
+        for x, lik in ((data.x_train, data.lik_train), (data.x_test, data.lik_test))
+    ]
     z_train = np.hstack([data.x_train, _encode(post[0], params.estimate)])
     z_test = np.hstack([data.x_test, _encode(post[1], params.estimate)])
     y_pred, score, h = fit_label_model(z_train, data.y_train, z_test, params.C)
@@ -584,6 +651,11 @@ class WflIterative(Method):
         rounds: int = 2
         lam: float = 1.0
 
+        def __post_init__(self) -> None:
+            super().__post_init__()
+            if self.rounds < 0 or self.lam < 0:
+                raise ValueError(f"rounds and lam must be >= 0, got {self.rounds}, {self.lam}")
+
     def run(self, data: WeakData, params: Params, seed: int) -> WeakOutput:
         """Sequential start, then R rounds of (update f with h fixed; refit h)."""
         with _threads(params.threads), torch.random.fork_rng():
@@ -592,8 +664,13 @@ class WflIterative(Method):
             out, h = _fit_h(data, model, params)
             for _ in range(params.rounds):
                 loss = _joint_loss(data, model, torch_linear_from(h), params.lam)
-                train_full_batch(list(model.parameters()), loss, max(1, params.epochs // 2),
-                                 params.lr, params.weight_decay)  # fmt: skip
+                train_full_batch(
+                    list(model.parameters()),
+                    loss,
+                    max(1, params.epochs // 2),
+                    params.lr,
+                    params.weight_decay,
+                )
                 out, h = _fit_h(data, model, params)
             return out
 
@@ -640,15 +717,24 @@ class WflJoint(Method):
     class Params(_WflParams):
         lam: float = 1.0
 
+        def __post_init__(self) -> None:
+            super().__post_init__()
+            if self.lam < 0:
+                raise ValueError(f"lam must be >= 0, got {self.lam}")
+
     def run(self, data: WeakData, params: Params, seed: int) -> WeakOutput:
         """Train f and h together, then predict from the test posterior."""
         with _threads(params.threads), torch.random.fork_rng():
             torch.manual_seed(seed)
             model = WeakEstimator(data.x_train.shape[1], data.n_levels, params.hidden)
             h = torch.nn.Linear(data.x_train.shape[1] + sum(data.n_levels), 1)
-            train_full_batch([*model.parameters(), *h.parameters()],
-                             _joint_loss(data, model, h, params.lam), params.epochs, params.lr,
-                             params.weight_decay)  # fmt: skip
+            train_full_batch(
+                [*model.parameters(), *h.parameters()],
+                _joint_loss(data, model, h, params.lam),
+                params.epochs,
+                params.lr,
+                params.weight_decay,
+            )
             post = posteriors(model, data.x_test, data.lik_test, data.n_levels)
             with torch.no_grad():
                 z = torch.as_tensor(np.hstack([data.x_test, *post]), dtype=torch.float32)

@@ -62,15 +62,28 @@ def train_full_batch(
     epochs: int,
     lr: float,
     weight_decay: float,
+    betas: tuple[float, float] = (0.9, 0.999),
+    eps: float = 1e-8,
 ) -> float:
-    """Minimise ``loss_fn()`` by full-batch Adam; returns the final loss (nats)."""
-    opt = torch.optim.Adam(params, lr=lr, weight_decay=weight_decay)
+    """Minimise ``loss_fn()`` by full-batch Adam with L2 weight decay; returns the last loss.
+
+    Source: Kingma & Ba, ICLR 2015, Algorithm 1 (the update of ``torch.optim.Adam`` with
+    ``weight_decay``), written out so that no optimizer machinery is imported per process.
+    """
+    params = [p for p in params if p.requires_grad]
+    m = [torch.zeros_like(p) for p in params]
+    v = [torch.zeros_like(p) for p in params]
     loss = torch.zeros(())
-    for _ in range(epochs):
-        opt.zero_grad()
+    for t in range(1, epochs + 1):
         loss = loss_fn()
-        loss.backward()
-        opt.step()
+        grads = torch.autograd.grad(loss, params)
+        with torch.no_grad():
+            for p, g, m_p, v_p in zip(params, grads, m, v, strict=True):
+                g = g + weight_decay * p
+                m_p.mul_(betas[0]).add_(g, alpha=1 - betas[0])
+                v_p.mul_(betas[1]).addcmul_(g, g, value=1 - betas[1])
+                step = lr / (1 - betas[0] ** t)
+                p.addcdiv_(m_p, (v_p / (1 - betas[1] ** t)).sqrt_().add_(eps), value=-step)
     return float(loss.detach())
 
 

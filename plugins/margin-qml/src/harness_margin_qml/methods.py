@@ -1,0 +1,317 @@
+"""Quantum classifiers of the ``margin-qml`` task, trained on the torch simulator.
+
+Source: Hur & Park, ICML 2025, official ``QPR/models/QPR.py`` and ``NQE/`` (papers file §3, §6).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+from typing import ClassVar, Literal
+
+import numpy as np
+import torch
+from torch.nn import functional
+
+from harness import Method, Skip
+from harness_margin_qml import circuits, sim
+from harness_margin_qml.data import QMLData, QNNOutput
+from harness_margin_qml.training import fit, torch_threads
+
+__all__ = ["NQE", "IQPEmbedding", "QCNNMethod", "StronglyEntanglingMethod"]
+
+_REAL = {"complex64": torch.float32, "complex128": torch.float64}
+_FAST = {"max_steps": 5, "window": 2}
+
+
+@dataclass
+class _TrainParams:
+    layers: int = 1
+    lr: float = 1e-3
+    max_steps: int = 5000
+    window: int = 500
+    loss: Literal["softmax-probs", "nll"] = "softmax-probs"
+    batch_size: int = 0
+    precision: Literal["complex64", "complex128"] = "complex64"
+    n_threads: int = 1
+
+    def __post_init__(self) -> None:
+        for field in ("layers", "max_steps", "window", "n_threads"):
+            if getattr(self, field) < 1:
+                raise ValueError(f"{field} must be >= 1, got {getattr(self, field)}")
+        if self.lr <= 0:
+            raise ValueError(f"lr must be > 0, got {self.lr}")
+
+
+def _train(ansatz, embed, data: QMLData, params: _TrainParams, seed: int, extra=()) -> QNNOutput:
+    """Train ``ansatz`` on states ``embed(x)`` from U[0, 2π) angles; see ``training.fit``."""
+    real, ctype = _REAL[params.precision], sim.CDTYPES[params.precision]
+    gen = torch.Generator().manual_seed(seed)
+    theta0 = torch.rand(ansatz.n_params, generator=gen, dtype=real) * (2 * math.pi)
+    theta = theta0.clone().requires_grad_()
+    wires = circuits.readout_wires(data.n_classes)
+    psi_train = embed(data.x_train, ctype)
+    y = torch.as_tensor(data.y_train)
+    loss = fit(
+        lambda idx: sim.probs(ansatz(psi_train[idx], theta), wires),
+        [theta],
+        y,
+        lr=params.lr,
+        max_steps=params.max_steps,
+        window=params.window,
+        loss=params.loss,
+        batch_size=params.batch_size,
+        generator=gen,
+    )
+    with torch.no_grad():
+        train_p = sim.probs(ansatz(psi_train, theta), wires).double().numpy()
+        test_p = sim.probs(ansatz(embed(data.x_test, ctype), theta), wires).double().numpy()
+    return QNNOutput(
+        train_probs=train_p,
+        test_probs=test_p,
+        theta_init=theta0.double().numpy(),
+        theta_final=theta.detach().double().numpy(),
+        loss=loss,
+        **dict(extra),
+    )
+
+
+def _amplitude(data: QMLData, name: str):
+    if data.encoding != "amplitude":
+        raise Skip(f"'{name}' reads quantum states; this dataset has classical features")
+    return circuits.amplitude_states
+
+
+class QCNNMethod(Method):
+    """QCNN of 15-parameter U_SU4 blocks on amplitude-embedded ground states.
+
+    Source: Hur & Park, ICML 2025, ``QCNN_shared`` / ``QCNN_not_shared`` in ``QPR/models/QPR.py``
+    (papers file §3): no pooling gates, L brickwork repeats per level, readout ``probs`` of
+    wire 0 (two classes) or wires (0, 2) (four classes); Adam, full batch, plateau stop.
+
+    Parameters
+    ----------
+    shared : bool, default=False
+        One block per level repetition (15(2L + 1) parameters at 8 qubits) or one per block
+        (180L + 15).
+    layers : int, default=1
+        L.
+    lr : float, default=1e-3
+        Adam step size.
+    max_steps : int, default=5000
+    window : int, default=500
+        W of the plateau rule (500 at 8 qubits, 300 at 10 in the paper).
+    loss : {"softmax-probs", "nll"}, default="softmax-probs"
+        The official loss (cross-entropy of probabilities as logits) or -log p_y.
+    batch_size : int, default=0
+        0 = full batch.
+    precision : {"complex64", "complex128"}, default="complex64"
+    n_threads : int, default=1
+        torch intra-op threads during the run.
+
+    Returns
+    -------
+    QNNOutput
+
+    Raises
+    ------
+    Skip
+        On classical-feature data.
+    ValueError
+        If the dataset's n_qubits is odd or below 4 (names ``n_qubits``).
+    """
+
+    name = "qcnn"
+    task = "margin-qml"
+    test_params: ClassVar[dict] = _FAST
+
+    @dataclass
+    class Params(_TrainParams):
+        shared: bool = False
+
+    def run(self, data: QMLData, params: QCNNMethod.Params, seed: int) -> QNNOutput:
+        embed = _amplitude(data, self.name)
+        ansatz = circuits.QCNN(data.n_qubits, params.layers, params.shared)
+        with torch_threads(params.n_threads):
+            return _train(ansatz, embed, data, params, seed)
+
+
+class StronglyEntanglingMethod(Method):
+    """StronglyEntanglingLayers (Rot + CZ ring) baseline on amplitude-embedded states.
+
+    Source: Hur & Park, ICML 2025, ``SEL`` ansatz (``qml.StronglyEntanglingLayers`` with CZ
+    imprimitive, papers file §3); 3nL parameters.
+
+    Parameters
+    ----------
+    layers : int, default=1
+    lr, max_steps, window, loss, batch_size, precision, n_threads
+        As for ``qcnn``.
+
+    Returns
+    -------
+    QNNOutput
+
+    Raises
+    ------
+    Skip
+        On classical-feature data.
+    """
+
+    name = "strongly-entangling"
+    task = "margin-qml"
+    test_params: ClassVar[dict] = _FAST
+
+    @dataclass
+    class Params(_TrainParams):
+        pass
+
+    def run(self, data: QMLData, params: StronglyEntanglingMethod.Params, seed: int) -> QNNOutput:
+        embed = _amplitude(data, self.name)
+        ansatz = circuits.StronglyEntangling(data.n_qubits, params.layers)
+        with torch_threads(params.n_threads):
+            return _train(ansatz, embed, data, params, seed)
+
+
+def _features(data: QMLData, name: str) -> None:
+    if data.encoding != "features":
+        raise Skip(f"'{name}' embeds classical features; this dataset holds quantum states")
+
+
+def _states_numpy(psi: torch.Tensor) -> np.ndarray:
+    return psi.reshape(psi.shape[0], -1).detach().to(torch.complex128).numpy()
+
+
+class IQPEmbedding(Method):
+    """Fixed IQP embedding of classical features followed by a QCNN classifier.
+
+    Source: Hur, Araujo & Park, arXiv 2311.11412 and Hur & Park, ICML 2025 ``NQE/``
+    (papers file §6): ``IQPEmbedding`` (n_repeats = 3) → ``QCNN8_shared`` with L = 1,
+    readout ``probs(0)``; Adam lr 1e-3, batch 16, plateau window 300.
+
+    Parameters
+    ----------
+    n_repeats : int, default=3
+    shared : bool, default=True
+    layers, lr, max_steps, window, loss, batch_size, precision, n_threads
+        As for ``qcnn``; here window=300 and batch_size=16 by default.
+
+    Returns
+    -------
+    QNNOutput
+        With ``train_states`` (the embedded training states) for ``trace-distance``.
+
+    Raises
+    ------
+    Skip
+        On quantum-state data.
+    """
+
+    name = "iqp-embedding"
+    task = "margin-qml"
+    test_params: ClassVar[dict] = _FAST
+
+    @dataclass
+    class Params(_TrainParams):
+        window: int = 300
+        batch_size: int = 16
+        n_repeats: int = 3
+        shared: bool = True
+
+    def run(self, data: QMLData, params: IQPEmbedding.Params, seed: int) -> QNNOutput:
+        _features(data, self.name)
+        ansatz = circuits.QCNN(data.n_qubits, params.layers, params.shared)
+
+        def embed(x: np.ndarray, ctype: torch.dtype) -> torch.Tensor:
+            return circuits.iqp_states(torch.as_tensor(x), params.n_repeats, ctype)
+
+        with torch_threads(params.n_threads):
+            states = _states_numpy(embed(data.x_train, torch.complex128))
+            return _train(ansatz, embed, data, params, seed, {"train_states": states})
+
+
+def _mlp(n: int) -> torch.nn.Sequential:
+    sizes = [n, 16, 32, 32, 16, n]  # papers file §6: 8→16→32→32→16→8
+    layers: list[torch.nn.Module] = []
+    for i, (a, b) in enumerate(itertools.pairwise(sizes)):
+        layers.append(torch.nn.Linear(a, b, dtype=torch.float64))
+        if i < len(sizes) - 2:
+            layers.append(torch.nn.ReLU())
+    return torch.nn.Sequential(*layers)
+
+
+def _pretrain_nqe(net, x, y, params, gen: torch.Generator) -> None:
+    """Fit |<ψ(x1)|ψ(x2)>|² to 1[y1 = y2] on random pairs (MSE, SGD)."""
+    opt = torch.optim.SGD(net.parameters(), lr=params.pretrain_lr)
+    ctype = sim.CDTYPES[params.precision]
+    for _ in range(params.pretrain_steps):
+        i = torch.randint(0, len(y), (params.pairs,), generator=gen)
+        j = torch.randint(0, len(y), (params.pairs,), generator=gen)
+        psi = circuits.iqp_states(net(torch.cat([x[i], x[j]])), params.n_repeats, ctype)
+        psi = psi.reshape(2 * params.pairs, -1)
+        overlap = (psi[: params.pairs].conj() * psi[params.pairs :]).sum(1)
+        fidelity = overlap.real**2 + overlap.imag**2
+        opt.zero_grad()
+        functional.mse_loss(fidelity.double(), (y[i] == y[j]).double()).backward()
+        opt.step()
+
+
+class NQE(Method):
+    """Neural quantum embedding: an MLP trained so that same-class IQP states overlap,
+    then frozen and followed by a QCNN classifier.
+
+    Source: Hur, Araujo & Park, arXiv 2311.11412 ("PCA-NQE"), as used in Hur & Park,
+    ICML 2025 ``NQE/`` (papers file §6): MLP 8→16→32→32→16→8 (ReLU) → IQPEmbedding;
+    pre-training minimises MSE(|<ψ(x1)|ψ(x2)>|², 1[y1 = y2]) with SGD lr 0.005 on 64 random
+    pairs per step; then the classifier trains as in ``iqp-embedding``.
+
+    Parameters
+    ----------
+    pretrain_steps : int, default=5000
+    pretrain_lr : float, default=0.005
+    pairs : int, default=64
+    n_repeats, shared, layers, lr, max_steps, window, loss, batch_size, precision, n_threads
+        As for ``iqp-embedding``.
+
+    Returns
+    -------
+    QNNOutput
+        ``train_states`` are the NQE-embedded training states; ``n_embedding_params`` counts
+        the MLP weights (not in ``theta``).
+
+    Raises
+    ------
+    Skip
+        On quantum-state data.
+    """
+
+    name = "nqe"
+    task = "margin-qml"
+    test_params: ClassVar[dict] = {**_FAST, "pretrain_steps": 3, "pairs": 4}
+
+    @dataclass
+    class Params(IQPEmbedding.Params):
+        pretrain_steps: int = 5000
+        pretrain_lr: float = 0.005
+        pairs: int = 64
+
+    def run(self, data: QMLData, params: NQE.Params, seed: int) -> QNNOutput:
+        _features(data, self.name)
+        gen = torch.Generator().manual_seed(seed + 1)
+        with torch_threads(params.n_threads), torch.random.fork_rng():
+            torch.manual_seed(seed)
+            net = _mlp(data.n_qubits)
+            x = torch.as_tensor(data.x_train)
+            _pretrain_nqe(net, x, torch.as_tensor(data.y_train), params, gen)
+            net.requires_grad_(False)
+            ansatz = circuits.QCNN(data.n_qubits, params.layers, params.shared)
+
+            def embed(x: np.ndarray, ctype: torch.dtype) -> torch.Tensor:
+                return circuits.iqp_states(net(torch.as_tensor(x)), params.n_repeats, ctype)
+
+            extra = {
+                "train_states": _states_numpy(embed(data.x_train, torch.complex128)),
+                "n_embedding_params": sum(p.numel() for p in net.parameters()),
+            }
+            return _train(ansatz, embed, data, params, seed, extra)

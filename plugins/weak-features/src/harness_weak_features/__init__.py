@@ -1,0 +1,54 @@
+"""harness plugin ``weak-features``: learning with arbitrary discrete weak features.
+
+Source: Sugiyama & Uchida, "A Unified Framework for Generalization Error Analysis of Learning
+with Arbitrary Discrete Weak Features", ICML 2025 (PMLR 267:57249-57269).
+"""
+
+from __future__ import annotations
+
+from harness import hookimpl
+from harness_weak_features import datasets, methods, metrics, reports
+
+__all__ = ["harness_datasets", "harness_methods", "harness_metrics", "harness_reports"]
+
+
+@hookimpl
+def harness_datasets() -> list[type]:
+    """The synthetic, affairs and anes96 datasets."""
+    return [datasets.Synthetic, datasets.Affairs, datasets.Anes96]
+
+
+@hookimpl
+def harness_methods() -> list[type]:
+    """Oracle, baselines, the three WFL strategies and the emulated estimator."""
+    return [
+        methods.Oracle,
+        methods.Naive,
+        methods.DropFeature,
+        methods.ModeImpute,
+        methods.KnnImpute,
+        methods.IterativeImpute,
+        methods.HgbNative,
+        methods.WflSequential,
+        methods.WflIterative,
+        methods.WflJoint,
+        methods.EmulatedEstimator,
+    ]
+
+
+@hookimpl
+def harness_metrics() -> list[type]:
+    """Downstream accuracy, balanced accuracy, AUC, WF accuracy and oracle gap."""
+    return [
+        metrics.Accuracy,
+        metrics.BalancedAccuracy,
+        metrics.Auc,
+        metrics.WfAccuracy,
+        metrics.OracleGap,
+    ]
+
+
+@hookimpl
+def harness_reports() -> list[type]:
+    """Error vs estimation error, and accuracy per method and weak kind."""
+    return [reports.ErrorVsEpsilon, reports.AccuracyByMethod]

@@ -1,0 +1,160 @@
+"""Corruption simulators (rates and guarantees) and the three datasets."""
+
+import numpy as np
+import pytest
+from harness_weak_features.corruption import (
+    candidates,
+    corrupt,
+    emulate_estimator,
+    mnar_missing_prob,
+    symmetric_transition,
+)
+from harness_weak_features.datasets import Affairs, Anes96, Synthetic, build_weak_data
+
+N, K, RATE = 20_000, 5, 0.3
+# Binomial tolerance: 4 standard errors of a proportion estimated from N draws.
+TOL = 4 * np.sqrt(RATE * (1 - RATE) / N)
+
+
+@pytest.fixture(scope="module")
+def truth():
+    return np.random.default_rng(1).integers(0, K, size=N)
+
+
+@pytest.mark.parametrize("kind", ["noisy", "missing-mcar", "complementary"])
+def test_corruption_rate_within_binomial_error(truth, kind):
+    obs, _ = corrupt(truth, K, kind, RATE, np.random.default_rng(2))
+    assert abs(np.mean(obs != truth) - RATE) < TOL
+
+
+def test_noisy_flip_goes_to_uniform_other_value(truth):
+    obs, lik = corrupt(truth, K, "noisy", RATE, np.random.default_rng(3))
+    flipped = obs != truth
+    offsets = (obs[flipped] - truth[flipped]) % K
+    # Each of the K-1 offsets is equally likely: 4 SE of a proportion 1/(K-1).
+    share = np.bincount(offsets, minlength=K)[1:] / flipped.sum()
+    assert np.all(np.abs(share - 1 / (K - 1)) < 4 * np.sqrt(0.25 * 0.75 / flipped.sum()))
+    np.testing.assert_allclose(lik, symmetric_transition(K, RATE)[:, obs].T)
+
+
+def test_complementary_value_never_equals_truth(truth):
+    obs, lik = corrupt(truth, K, "complementary", 0.9, np.random.default_rng(4))
+    comp = (lik > 0).sum(axis=1) > 1
+    assert comp.mean() > 0.85
+    assert np.all(obs[comp] != truth[comp])
+    assert np.all(lik[comp, obs[comp]] == 0)
+    np.testing.assert_allclose(lik[comp].sum(axis=1), 1.0)  # (K-1) entries of 1/(K-1)
+
+
+def test_partial_set_contains_truth_and_has_expected_size(truth):
+    q = 0.4
+    obs, lik = corrupt(truth, K, "partial", q, np.random.default_rng(5))
+    cand = candidates(obs, K)
+    assert cand[np.arange(N), truth].all()
+    np.testing.assert_array_equal(cand, lik > 0)
+    # E|S| = 1 + q (K - 1) (closed form); sd of |S| is sqrt((K-1) q (1-q)); 4 SE.
+    tol = 4 * np.sqrt((K - 1) * q * (1 - q) / N)
+    assert abs(cand.sum(axis=1).mean() - (1 + q * (K - 1))) < tol
+
+
+def test_truth_always_has_positive_likelihood(truth):
+    x = np.random.default_rng(6).normal(size=N)
+    for kind in [
+        "noisy",
+        "missing-mcar",
+        "missing-mar",
+        "missing-mnar",
+        "complementary",
+        "partial",
+    ]:
+        _, lik = corrupt(truth, K, kind, RATE, np.random.default_rng(7), driver=x)
+        assert np.all(lik[np.arange(N), truth] > 0), kind
+
+
+def test_mcar_missingness_independent_of_ordinary_features():
+    data = Synthetic().load(Synthetic.Params(n=20_000, weak_kind="missing-mcar", rate=RATE), 0)
+    miss = data.obs_train[:, 0] == -1
+    assert abs(miss.mean() - RATE) < 4 * np.sqrt(RATE * (1 - RATE) / miss.size)
+    for k in range(data.x_train.shape[1]):  # two-sample z statistic of each feature's mean
+        x = data.x_train[:, k]
+        z = (x[miss].mean() - x[~miss].mean()) / np.sqrt(1 / miss.sum() + 1 / (~miss).sum())
+        assert abs(z) < 4
+
+
+def test_mar_missingness_follows_driver_at_target_rate():
+    data = Synthetic().load(Synthetic.Params(n=20_000, weak_kind="missing-mar", rate=RATE), 0)
+    miss = data.obs_train[:, 0] == -1
+    assert abs(miss.mean() - RATE) < 0.02  # the intercept matches the mean over all rows
+    assert data.x_train[miss, 0].mean() > data.x_train[~miss, 0].mean() + 0.5
+
+
+def test_mnar_rate_depends_on_value(truth):
+    obs, _ = corrupt(truth, K, "missing-mnar", RATE, np.random.default_rng(8))
+    per_value = np.array([np.mean(obs[truth == u] == -1) for u in range(K)])
+    np.testing.assert_allclose(per_value, mnar_missing_prob(K, RATE), atol=0.03)
+    assert np.all(np.diff(per_value) > 0)
+
+
+def test_emulated_estimator_accuracy_is_one_minus_epsilon(truth):
+    est = emulate_estimator(truth, K, 0.25, np.random.default_rng(9))
+    assert abs(np.mean(est == truth) - 0.75) < 4 * np.sqrt(0.25 * 0.75 / N)
+
+
+def test_symmetric_transition_closed_form():
+    T = symmetric_transition(4, 0.3)
+    np.testing.assert_allclose(T.sum(axis=1), 1.0)
+    np.testing.assert_allclose(np.diag(T), 0.7)
+    assert abs(np.linalg.det(symmetric_transition(4, 0.75))) < 1e-12  # singular at (K-1)/K
+
+
+def test_real_datasets_have_documented_rows_and_levels():
+    affairs = Affairs().load(Affairs.Params(), 0)
+    assert len(affairs.y_train) + len(affairs.y_test) == 6366  # data/DATA.md
+    assert affairs.n_levels == (6,) and affairs.weak_names == ("occupation",)
+    anes = Anes96().load(Anes96.Params(weak_columns="PID,educ"), 0)
+    assert len(anes.y_train) + len(anes.y_test) == 944
+    assert anes.n_levels == (7, 7)
+
+
+def test_load_is_deterministic_and_seed_dependent():
+    params = Synthetic.Params(n=200)
+    assert Synthetic().load(params, 3) == Synthetic().load(params, 3)
+    assert Synthetic().load(params, 3) != Synthetic().load(params, 4)
+
+
+def test_unknown_column_is_named():
+    with pytest.raises(ValueError, match=r"weak_columns: unknown column 'salary'"):
+        Affairs.Params(weak_columns="occupation,salary")
+
+
+@pytest.mark.parametrize("rate", [-0.1, 1.0])
+def test_rate_outside_unit_interval_is_rejected(rate):
+    with pytest.raises(ValueError, match=r"rate must be in \[0, 1\)"):
+        Synthetic.Params(rate=rate)
+    with pytest.raises(ValueError, match=r"rate must be in \[0, 1\)"):
+        corrupt(np.zeros(3, dtype=np.int64), 2, "noisy", rate, np.random.default_rng(0))
+
+
+def test_weak_feature_with_one_level_is_rejected():
+    with pytest.raises(ValueError, match="n_levels must be >= 2"):
+        Synthetic.Params(n_levels=1)
+    x, y = np.zeros((40, 2)), np.arange(40) % 2
+    with pytest.raises(ValueError, match=r"weak feature 'w' has 1 level"):
+        build_weak_data(
+            x,
+            np.zeros((40, 1), dtype=np.int64),
+            y,
+            ("w",),
+            "noisy",
+            0.1,
+            0.3,
+            np.random.default_rng(0),
+        )
+
+
+def test_one_class_training_label_is_rejected():
+    x, v = np.zeros((40, 2)), (np.arange(40) % 3)[:, None]
+    with pytest.raises(ValueError, match="y_train has one class"):
+        build_weak_data(
+            x, v, np.zeros(40, dtype=np.int64), ("w",), "noisy", 0.1, 0.3, np.random.default_rng(0)
+        )

@@ -1,0 +1,125 @@
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import mlflow
+
+HARNESS = str(Path(sys.executable).parent / "harness")
+
+SUITE = """
+name: cli-toy
+seeds: [0, 1]
+timeout: 1m
+runs:
+  - task: toy
+    datasets: [{name: noise, grid: {n: [3, 6]}}]
+    methods: [mean, {extra}]
+    metrics: [abs-error, path, never]
+"""
+
+
+def harness(env, *args, cwd=None):
+    return subprocess.run(
+        [HARNESS, *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=300
+    )
+
+
+@pytest.fixture
+def suite(write_suite):
+    return lambda extra="skipper": str(write_suite(SUITE.replace("{extra}", extra)))
+
+
+def _cells(store, name="cli-toy"):
+    client = mlflow.MlflowClient(store)
+    experiment = client.get_experiment_by_name(name)
+    return client.search_runs([experiment.experiment_id], "tags.`harness.kind` = 'cell'")
+
+
+def test_run_logs_cells_and_second_run_executes_none(toy_env, suite, store, tmp_path):
+    path = suite()
+    first = harness(toy_env, "run", path, "-j", "2", "--tracking-uri", store, cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert "8 to run" in first.stdout and "toy: mean ± 95% CI" in first.stdout
+    assert "skipped 4 cell(s): skipper never applies" in first.stdout
+    assert "harness ui --tracking-uri" in first.stdout
+    assert (tmp_path / "reports" / "cli-toy" / "report.html").exists()
+    assert len(_cells(store)) == 8
+    second = harness(toy_env, "run", path, "--tracking-uri", store, cwd=tmp_path)
+    assert second.returncode == 0 and "8 already finished, 0 to run" in second.stdout
+    assert len(_cells(store)) == 8
+    forced = harness(toy_env, "run", path, "--force", "--tracking-uri", store, cwd=tmp_path)
+    assert forced.returncode == 0 and "8 to run" in forced.stdout
+    assert len(_cells(store)) == 16
+
+
+def test_failed_cells_exit_1_and_keep_going(toy_env, suite, store, tmp_path):
+    result = harness(toy_env, "run", suite("boom"), "--tracking-uri", store, cwd=tmp_path)
+    assert result.returncode == 1
+    assert "RuntimeError: boom" in result.stdout
+    statuses = sorted(r.data.tags["harness.status"] for r in _cells(store))
+    assert statuses == ["failed"] * 4 + ["ok"] * 4
+
+
+def test_bad_suite_exits_2_and_writes_nothing(toy_env, suite, tmp_path):
+    store = tmp_path / "never" / "mlflow.db"
+    path = suite("mena")
+    for args in (["validate", path], ["run", path, "--tracking-uri", f"sqlite:///{store}"]):
+        result = harness(toy_env, *args, cwd=tmp_path)
+        assert result.returncode == 2
+        assert "Unknown method 'mena' for task 'toy'" in result.stderr
+        assert "runs[0].methods[1]" in result.stderr
+    assert not store.parent.exists()
+
+
+def test_dry_run_prints_the_cell_table_and_count(toy_env, suite, tmp_path):
+    result = harness(toy_env, "run", suite(), "--dry-run", cwd=tmp_path)
+    assert result.returncode == 0 and "8 cells" in result.stdout and "skipper" in result.stdout
+    assert not (tmp_path / "mlflow").exists()
+
+
+def test_plugin_that_fails_to_import_exits_2_with_its_error(toy_env, tmp_path):
+    site = Path(toy_env["PYTHONPATH"])
+    info = site / "harness_broken-0.1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: harness-broken\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[harness]\nbroken = broken_plugin_module\n")
+    result = harness(toy_env, "list", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "Plugin 'broken'" in result.stderr and "No module named" in result.stderr
+
+
+def test_list_shows_plugins_components_and_defaults(toy_env, tmp_path):
+    result = harness(toy_env, "list", cwd=tmp_path)
+    assert result.returncode == 0
+    assert "toy" in result.stdout and "noise" in result.stdout and "n=5" in result.stdout
+
+
+def test_report_writes_markdown_and_html(toy_env, suite, store, tmp_path):
+    path = suite()
+    assert harness(toy_env, "run", path, "--tracking-uri", store, cwd=tmp_path).returncode == 0
+    out = tmp_path / "out"
+    result = harness(toy_env, "report", path, "--tracking-uri", store, "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    text = (out / "cli-toy" / "report.md").read_text()
+    assert "## toy" in text and "abs-error" in text
+
+
+def test_new_plugin_skeleton_passes_its_conformance_checks(tmp_path):
+    from harness.registry import build_registry
+    from harness.scaffold import write_skeleton
+    from harness.testing import run_checks
+
+    folder = write_skeleton("demo-task", tmp_path)
+    sys.path.insert(0, str(folder / "src"))
+    try:
+        import harness_demo_task
+
+        registry = build_registry({"demo-task": harness_demo_task}, entry_points=False)
+        outcomes = {outcome for _, outcome, _ in run_checks("demo-task", registry)}
+    finally:
+        sys.path.remove(str(folder / "src"))
+    assert outcomes == {"passed"}

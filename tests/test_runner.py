@@ -1,0 +1,87 @@
+from __future__ import annotations
+
+import pytest
+
+from harness.runner import LocalExecutor, execute_cell
+from harness.suite import load_suite
+
+SUITE = """
+name: runner
+seeds: [0, 1, 2]
+timeout: {timeout}
+runs:
+  - task: toy
+    datasets: [{{name: noise, grid: {{n: [4, 8]}}}}]
+    methods:
+      - name: mean
+        params: {{kind: noisy}}
+      - {extra}
+    metrics: [abs-error, stats, path, never]
+"""
+
+
+def _cells(registry, write_suite, extra="mean", timeout="1m"):
+    return load_suite(write_suite(SUITE.format(extra=extra, timeout=timeout)), registry).cells
+
+
+def _run(registry, cells, n_jobs):
+    results = {}
+    LocalExecutor(registry, n_jobs).run(cells, lambda c, r: results.__setitem__(c.cell_hash, r))
+    return results
+
+
+def test_cell_computes_scalar_dict_and_curve_metrics_and_skips(registry, write_suite):
+    result = execute_cell(_cells(registry, write_suite)[0], registry)
+    assert result.status == "ok"
+    assert set(result.metrics) == {"abs-error", "stats.min", "stats.max", "path"}
+    assert result.curves["path"].values.size == 4
+    assert result.skipped_metrics == {"never": "never applies to toy data"}
+    assert result.described == {"n_drawn": "4"}
+
+
+def test_same_seed_gives_same_metrics(registry, write_suite):
+    cell = _cells(registry, write_suite)[0]
+    assert execute_cell(cell, registry).metrics == execute_cell(cell, registry).metrics
+
+
+def test_one_and_two_workers_give_identical_metrics(registry, write_suite):
+    cells = _cells(registry, write_suite)
+    one, two = _run(registry, cells, 1), _run(registry, cells, 2)
+    assert len(one) == len(cells) == 12
+    assert {h: r.metrics for h, r in one.items()} == {h: r.metrics for h, r in two.items()}
+
+
+def test_failing_cell_is_isolated_with_its_traceback(registry, write_suite):
+    results = _run(registry, _cells(registry, write_suite, extra="boom"), 2)
+    statuses = sorted(r.status for r in results.values())
+    assert statuses == ["failed"] * 6 + ["ok"] * 6
+    failed = next(r for r in results.values() if r.status == "failed")
+    assert "RuntimeError: boom" in failed.reason and "Traceback" in failed.error
+
+
+def test_cell_past_its_timeout_is_killed_and_the_suite_goes_on(registry, write_suite):
+    cells = _cells(
+        registry, write_suite, extra="{name: sleepy, params: {seconds: 30}}", timeout="0.5s"
+    )
+    results = _run(registry, cells, 2)
+    assert sorted(r.status for r in results.values()) == ["ok"] * 6 + ["timeout"] * 6
+    assert all("0.5 s" in r.reason for r in results.values() if r.status == "timeout")
+
+
+def test_skip_in_method_marks_the_cell_skipped(registry, write_suite):
+    results = _run(registry, _cells(registry, write_suite, extra="skipper"), 1)
+    skipped = [r for r in results.values() if r.status == "skipped"]
+    assert len(skipped) == 6 and skipped[0].reason == "skipper never applies"
+
+
+def test_fail_fast_stops_after_first_failure(registry, write_suite):
+    cells = [c for c in _cells(registry, write_suite, extra="boom") if c.method == "boom"]
+    seen = []
+    LocalExecutor(registry, 1).run(cells, lambda c, r: seen.append(r) or r.status == "failed")
+    assert len(seen) == 1
+
+
+@pytest.mark.parametrize("n_jobs", [1, 3])
+def test_every_cell_gets_exactly_one_result(registry, write_suite, n_jobs):
+    cells = _cells(registry, write_suite)
+    assert sorted(_run(registry, cells, n_jobs)) == sorted(c.cell_hash for c in cells)

@@ -1,0 +1,111 @@
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import mlflow
+from harness.components import Curve
+from harness.runner import CellResult, LocalExecutor
+from harness.suite import load_suite
+from harness.tracking import Tracker
+
+SUITE = """
+name: tracked
+seeds: [0, 1]
+runs:
+  - task: toy
+    datasets: [{name: noise, params: {n: 1500}}]
+    methods: [mean, boom]
+    metrics: [abs-error, stats, path, never]
+"""
+
+
+@pytest.fixture(scope="module")
+def tracked(tmp_path_factory, _empty_store):
+    import shutil
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    import toy_plugin
+
+    from harness.registry import build_registry
+
+    registry = build_registry({"toy": toy_plugin}, entry_points=False)
+    folder = tmp_path_factory.mktemp("tracked")
+    shutil.copy(_empty_store, folder / "mlflow.db")
+    store = f"sqlite:///{folder}/mlflow.db"
+    (folder / "suite.yaml").write_text(SUITE)
+    suite = load_suite(folder / "suite.yaml", registry)
+    tracker = Tracker(store)
+    experiment = tracker.experiment_id(suite.name, create=True)
+    parent = tracker.start_suite(experiment, suite, {"jobs": 1})
+
+    def log(cell, result):
+        tracker.log_cell(experiment, parent, cell, result, registry.plugins, "abc123")
+
+    LocalExecutor(registry, 1).run(suite.cells, log)
+    tracker.end_suite(parent, "FINISHED")
+    return suite, tracker, experiment, parent, store
+
+
+def test_layout_has_parent_and_child_runs_with_params_metrics_tags(tracked, monkeypatch):
+    _, _, experiment, parent, store = tracked
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", store)
+    runs = mlflow.search_runs([experiment], output_format="pandas")
+    parents = runs[runs["tags.harness.kind"] == "suite"]
+    cells = runs[runs["tags.harness.kind"] == "cell"]
+    assert list(parents["run_id"]) == [parent] and len(cells) == 4
+    assert set(cells["tags.mlflow.parentRunId"]) == {parent}
+    ok = cells[cells["tags.harness.status"] == "ok"]
+    assert len(ok) == 2 and set(ok["status"]) == {"FINISHED"}
+    row = ok.iloc[0]
+    assert row["params.task"] == "toy" and row["params.dataset"] == "noise"
+    assert row["params.dataset.n"] == "1500" and row["params.method.kind"] == "plain"
+    assert row["params.dataset.n_drawn"] == "1500" and row["params.seed"] in {"0", "1"}
+    assert {"metrics.abs-error", "metrics.stats.min", "metrics.path"} <= set(ok.columns)
+    assert row["tags.harness.plugin"] == "toy" and len(row["tags.harness.cell_hash"]) == 20
+    assert row["tags.harness.skipped.never"] == "never applies to toy data"
+    assert row["tags.mlflow.source.git.commit"] == "abc123"
+    failed = cells[cells["tags.harness.status"] == "failed"]
+    assert set(failed["status"]) == {"FAILED"} and "boom" in failed.iloc[0]["tags.harness.reason"]
+
+
+def test_curve_is_logged_thinned_and_whole(tracked):
+    _, tracker, experiment, _, _ = tracked
+    results = tracker.results(experiment)
+    run_id = results[results["status"] == "ok"]["run_id"].iloc[0]
+    history = tracker.client.get_metric_history(run_id, "path")
+    assert len(history) == 1000  # 1,500 points thinned to DESIGN's 1,000
+    curve = tracker.curves(run_id)["path"]
+    assert curve.values.size == 1500 and curve.steps[-1] == 1500
+    assert history[-1].value == pytest.approx(curve.values[-1])
+
+
+def test_failed_cell_keeps_its_traceback(tracked):
+    _, tracker, experiment, _, _ = tracked
+    runs = tracker.client.search_runs([experiment], "tags.`harness.status` = 'failed'")
+    path = tracker.client.download_artifacts(runs[0].info.run_id, "error.txt")
+    with open(path) as text:
+        assert "RuntimeError: boom" in text.read()
+
+
+def test_only_finished_cells_count_for_resume(tracked):
+    suite, tracker, experiment, _, _ = tracked
+    ok = {c.cell_hash for c in suite.cells if c.method == "mean"}
+    assert tracker.finished_hashes(experiment) == ok
+
+
+def test_many_metrics_are_logged_in_batches_within_mlflow_limits(store, registry, write_suite):
+    suite = load_suite(write_suite(SUITE), registry)
+    tracker = Tracker(store)
+    experiment = tracker.experiment_id("batches", create=True)
+    parent = tracker.start_suite(experiment, suite, {})
+    metrics = {f"m{i}": float(i) for i in range(2500)}
+    curves = {"long": Curve(np.arange(5000.0))}
+    result = CellResult(
+        suite.cells[0].cell_hash, "ok", metrics=metrics, curves=curves, start_ms=1, end_ms=2
+    )
+    run_id = tracker.log_cell(experiment, parent, suite.cells[0], result, {}, None)
+    data = tracker.client.get_run(run_id).data
+    assert len([k for k in data.metrics if k.startswith("m")]) == 2500
