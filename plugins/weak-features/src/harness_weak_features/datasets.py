@@ -170,7 +170,7 @@ class Synthetic(Dataset):
             if self.temperature <= 0:
                 raise ValueError(f"temperature must be > 0, got {self.temperature}")
 
-    def load(self, params: Params, seed: int) -> WeakData:
+    def load(self, params: Synthetic.Params, seed: int) -> WeakData:
         """Draw ``n`` rows and corrupt the weak feature; deterministic in (params, seed)."""
         model = np.random.default_rng(params.model_seed)
         W = model.normal(size=(params.n_levels, params.d))
@@ -286,7 +286,7 @@ class Affairs(_Table):
 
     name = "affairs"
     task = "weak-features"
-    test_params: ClassVar[dict] = {"n": 400}
+    test_params: ClassVar[dict] = {"n": 400, "weak_kind": "complementary", "rate": 0.5}
     weak_options: ClassVar[tuple[str, ...]] = (
         "rate_marriage",
         "age",
@@ -349,7 +349,7 @@ class Anes96(_Table):
 
     name = "anes96"
     task = "weak-features"
-    test_params: ClassVar[dict] = {"n": 300}
+    test_params: ClassVar[dict] = {"n": 300, "weak_kind": "missing-mcar"}
     weak_options: ClassVar[tuple[str, ...]] = (
         "PID",
         "educ",

@@ -299,7 +299,7 @@ class KnnImpute(Method):
             if self.n_neighbors < 1:
                 raise ValueError(f"n_neighbors must be >= 1, got {self.n_neighbors}")
 
-    def run(self, data: WeakData, params: Params, seed: int) -> WeakOutput:
+    def run(self, data: WeakData, params: KnnImpute.Params, seed: int) -> WeakOutput:
         """Impute each weak feature from its k nearest donors in ``x_o``, then fit h."""
         train, test = _impute_inputs(data)
         with _threads(params.threads):
@@ -375,7 +375,7 @@ class IterativeImpute(Method):
                     f"{self.n_estimators}, {self.max_iter}"
                 )
 
-    def run(self, data: WeakData, params: Params, seed: int) -> WeakOutput:
+    def run(self, data: WeakData, params: IterativeImpute.Params, seed: int) -> WeakOutput:
         """Impute codes from ``x_o`` and the other weak features, then fit h."""
         train, test = _impute_inputs(data)
         d = data.x_train.shape[1]
@@ -439,7 +439,7 @@ class HgbNative(Method):
                     f"{self.max_iter}, {self.threads}, {self.learning_rate}"
                 )
 
-    def run(self, data: WeakData, params: Params, seed: int) -> WeakOutput:
+    def run(self, data: WeakData, params: HgbNative.Params, seed: int) -> WeakOutput:
         """Fit the boosted trees on ``[x_o, observed codes]`` and predict."""
         d = data.x_train.shape[1]
         cats = list(range(d, d + data.n_weak))
@@ -500,7 +500,7 @@ class EmulatedEstimator(Method):
             if not 0.0 <= self.epsilon < 1.0:
                 raise ValueError(f"epsilon must be in [0, 1), got {self.epsilon}")
 
-    def run(self, data: WeakData, params: Params, seed: int) -> WeakOutput:
+    def run(self, data: WeakData, params: EmulatedEstimator.Params, seed: int) -> WeakOutput:
         """Corrupt the true values at rate epsilon, then fit h."""
         rng = np.random.default_rng(seed)
         est = [
@@ -656,7 +656,7 @@ class WflIterative(Method):
             if self.rounds < 0 or self.lam < 0:
                 raise ValueError(f"rounds and lam must be >= 0, got {self.rounds}, {self.lam}")
 
-    def run(self, data: WeakData, params: Params, seed: int) -> WeakOutput:
+    def run(self, data: WeakData, params: WflIterative.Params, seed: int) -> WeakOutput:
         """Sequential start, then R rounds of (update f with h fixed; refit h)."""
         with _threads(params.threads), torch.random.fork_rng():
             torch.manual_seed(seed)
@@ -722,7 +722,7 @@ class WflJoint(Method):
             if self.lam < 0:
                 raise ValueError(f"lam must be >= 0, got {self.lam}")
 
-    def run(self, data: WeakData, params: Params, seed: int) -> WeakOutput:
+    def run(self, data: WeakData, params: WflJoint.Params, seed: int) -> WeakOutput:
         """Train f and h together, then predict from the test posterior."""
         with _threads(params.threads), torch.random.fork_rng():
             torch.manual_seed(seed)
