@@ -8,7 +8,6 @@ from importlib.resources import files
 
 import numpy as np
 import pytest
-
 from harness_fair_regression import datasets
 from harness_fair_regression.data import FairRegressionData
 
@@ -36,7 +35,7 @@ def test_crime_counts_groups_and_removed_race_columns(crime):
         assert col not in crime.feature_names
     assert crime.target_name == "ViolentCrimesPerPop"
     y = np.concatenate([crime.y_train, crime.y_test])
-    assert 0 <= y.min() and y.max() <= 1
+    assert y.min() >= 0 and y.max() <= 1
 
 
 def test_crime_majority_white_option_changes_groups():
@@ -55,7 +54,7 @@ def test_law_counts_and_targets(law):
     ds = datasets.LawSchool()
     ugpa = ds.load(ds.Params(target="ugpa"), seed=0)
     assert ugpa.feature_names == ("LSAT",) and ugpa.target_name == "UGPA"
-    assert 0 <= ugpa.y_train.min() and ugpa.y_train.max() <= 4.2  # A+ grades reach 4.2 in LSAC
+    assert ugpa.y_train.min() >= 0 and ugpa.y_train.max() <= 4.2  # A+ grades reach 4.2 in LSAC
 
 
 def test_diabetes_groups_are_sex_and_sex_is_not_a_feature():

@@ -6,7 +6,6 @@ import dataclasses
 
 import numpy as np
 import pytest
-
 from harness_fair_regression import datasets, methods
 from harness_fair_regression.metrics import ks_unfairness, w2_unfairness
 from harness_fair_regression.transport import fit_barycenter_map
@@ -114,10 +113,18 @@ def test_partial_fairness_endpoints(synthetic):
 def test_one_group_post_processing_is_near_identity():
     ds = datasets.SyntheticLinear()
     data = ds.load(ds.Params(proportions=(1.0,), n_train=500, n_calib=4000, n_test=500), 0)
-    out = _run(methods.WassersteinBarycenter, data)
-    # Q(F(y)) moves y by at most about one spacing of a 2,000-point half-sample (~0.01 in
-    # the bulk of a unit-variance law); 0.02 on the median leaves room for the tails.
-    assert np.median(np.abs(out.y_pred - out.base_pred)) < 0.02
+    calib = np.sort(methods.base_predictions(data, "ridge")["calib"])
+    out = _run(methods.Projection, data)
+    # No split, no jitter: Q(F(y)) is the smallest calibration prediction >= y, so inside
+    # the calibration range the map moves y up by less than one spacing (exact).
+    inside = (out.base_pred > calib[0]) & (out.base_pred <= calib[-1])
+    moved = (out.y_pred - out.base_pred)[inside]
+    assert moved.min() >= 0 and moved.max() <= np.max(np.diff(calib))
+    # With two independent halves of 2,000 the map is Q_B(F_A(y)), off the identity by
+    # sup|F_A - F_B| / density ~ (1.36 sqrt(2 / 2000)) / 0.4 ~ 0.1 at worst in the bulk;
+    # measured median 0.027.
+    bary = _run(methods.WassersteinBarycenter, data)
+    assert np.median(np.abs(bary.y_pred - bary.base_pred)) < 0.1
 
 
 def test_projection_agrees_with_equipy_fair_wasserstein(synthetic):
@@ -135,8 +142,7 @@ def test_projection_agrees_with_equipy_fair_wasserstein(synthetic):
     p = synthetic.proportions("calib")
     gaps = [np.max(np.diff(np.sort(base["calib"][synthetic.s_calib == g]))) for g in (0, 1)]
     tol = float(p @ (2 * np.array(gaps))) + 2 * sigma
-    inside = np.ones(ref.size, dtype=bool)
-    assert np.max(np.abs(ours.y_pred - ref)[inside]) <= tol
+    assert np.max(np.abs(ours.y_pred - ref)) <= tol
     assert np.median(np.abs(ours.y_pred - ref)) < 0.1 * tol
 
 
@@ -171,12 +177,11 @@ def test_adversarial_is_deterministic_per_seed(crime):
 POST = (methods.WassersteinBarycenter, methods.Projection, methods.MetaOptimalPostProcessing)
 
 
-@pytest.mark.parametrize("data_name", ["crime", "law"])
-@pytest.mark.parametrize("regressor", ["ridge", "random-forest"])
+@pytest.mark.parametrize(
+    ("data_name", "regressor"), [("crime", "ridge"), ("crime", "random-forest"), ("law", "ridge")]
+)
 def test_post_processing_halves_large_ks_at_bounded_mse_cost(request, data_name, regressor):
     data = request.getfixturevalue(data_name)
-    if regressor == "random-forest" and data_name == "law":
-        pytest.skip("random forest on 13k rows: covered by the suite (README table)")
     base = _run(methods.Unconstrained, data, regressor=regressor).y_pred
     ks_base = ks_unfairness(base, data.s_test)
     mse_base = np.mean((base - data.y_test) ** 2)

@@ -6,11 +6,11 @@ from itertools import combinations
 
 import numpy as np
 import pytest
+from harness_fair_regression import datasets, metrics
+from harness_fair_regression.data import RegressionOutput
 from scipy.stats import ks_2samp
 
 from harness import Skip
-from harness_fair_regression import datasets, metrics
-from harness_fair_regression.data import RegressionOutput
 
 
 def test_ks_equals_scipy_exact_statistic_with_ties():
@@ -25,9 +25,7 @@ def test_ks_is_max_over_group_pairs():
     rng = np.random.default_rng(1)
     s = rng.integers(0, 3, size=900)
     pred = rng.normal(size=900) + 0.5 * s
-    pairs = [
-        ks_2samp(pred[s == a], pred[s == b]).statistic for a, b in combinations(range(3), 2)
-    ]
+    pairs = [ks_2samp(pred[s == a], pred[s == b]).statistic for a, b in combinations(range(3), 2)]
     assert metrics.ks_unfairness(pred, s) == pytest.approx(max(pairs), abs=1e-12)
 
 
@@ -38,8 +36,7 @@ def test_sp_disparity_matches_brute_force_over_thresholds():
     z = np.unique(pred)
     overall = (pred[None, :] >= z[:, None]).mean(axis=1)
     brute = max(
-        np.max(np.abs((pred[s == g][None, :] >= z[:, None]).mean(axis=1) - overall))
-        for g in (0, 1)
+        np.max(np.abs((pred[s == g][None, :] >= z[:, None]).mean(axis=1) - overall)) for g in (0, 1)
     )
     assert metrics.sp_disparity(pred, s) == pytest.approx(brute, abs=1e-12)
 

@@ -155,7 +155,7 @@ class SyntheticLinear(Dataset):
             if self.noise < 0:
                 raise ValueError(f"noise must be >= 0, got {self.noise}")
 
-    def load(self, params: Params, seed: int) -> FairRegressionData:
+    def load(self, params: SyntheticLinear.Params, seed: int) -> FairRegressionData:
         """Draw the three splits; deterministic in (params, seed)."""
         rng = np.random.default_rng(seed)
         p = np.asarray(params.proportions, dtype=float)
@@ -241,7 +241,7 @@ class CommunitiesCrime(Dataset):
     RACE = ("racepctblack", "racePctWhite", "racePctAsian", "racePctHisp")
     TARGET = "ViolentCrimesPerPop"
 
-    def load(self, params: Params, seed: int) -> FairRegressionData:
+    def load(self, params: CommunitiesCrime.Params, seed: int) -> FairRegressionData:
         """Read the shipped CSV and split it by group; deterministic in (params, seed)."""
         df = _read_csv("crime.csv.gz")
         race = df[list(self.RACE)].to_numpy(dtype=float)
@@ -312,7 +312,7 @@ class LawSchool(Dataset):
         def __post_init__(self) -> None:
             _check_fractions(self.test_fraction, self.calib_fraction)
 
-    def load(self, params: Params, seed: int) -> FairRegressionData:
+    def load(self, params: LawSchool.Params, seed: int) -> FairRegressionData:
         """Read the shipped CSV and split it by group; deterministic in (params, seed)."""
         df = _read_csv("law.csv.gz")
         features = ["LSAT", "UGPA"] if params.target == "zfya" else ["LSAT"]
@@ -371,7 +371,7 @@ class Diabetes(Dataset):
         def __post_init__(self) -> None:
             _check_fractions(self.test_fraction, self.calib_fraction)
 
-    def load(self, params: Params, seed: int) -> FairRegressionData:
+    def load(self, params: Diabetes.Params, seed: int) -> FairRegressionData:
         """Load the bundled table and split it by group; deterministic in (params, seed)."""
         from sklearn.datasets import load_diabetes
 

@@ -139,7 +139,9 @@ class Unconstrained(Method):
     class Params:
         regressor: Regressor = "ridge"
 
-    def run(self, data: FairRegressionData, params: Params, seed: int) -> RegressionOutput:
+    def run(
+        self, data: FairRegressionData, params: Unconstrained.Params, seed: int
+    ) -> RegressionOutput:
         """Fit the base regressor on (X, S) and predict the test split."""
         pred = base_predictions(data, params.regressor)["test"]
         return RegressionOutput(y_pred=pred, base_pred=pred)
@@ -186,7 +188,9 @@ class WassersteinBarycenter(Method):
         def __post_init__(self) -> None:
             _check_jitter(self.jitter)
 
-    def run(self, data: FairRegressionData, params: Params, seed: int) -> RegressionOutput:
+    def run(
+        self, data: FairRegressionData, params: WassersteinBarycenter.Params, seed: int
+    ) -> RegressionOutput:
         """Fit f on train, the map on the calibration halves, and map the test predictions."""
         base, fair = _barycenter(data, params.regressor, params.jitter, seed)
         return RegressionOutput(y_pred=fair, base_pred=base)
@@ -235,7 +239,9 @@ class Projection(Method):
         def __post_init__(self) -> None:
             _check_jitter(self.jitter)
 
-    def run(self, data: FairRegressionData, params: Params, seed: int) -> RegressionOutput:
+    def run(
+        self, data: FairRegressionData, params: Projection.Params, seed: int
+    ) -> RegressionOutput:
         """Fit f on train, the map on all calibration predictions, and map the test split."""
         base = base_predictions(data, params.regressor)
         rng = np.random.default_rng(seed)
@@ -294,7 +300,9 @@ class PartialFairness(Method):
                 raise ValueError(f"alpha must be in [0, 1], got {self.alpha}")
             _check_jitter(self.jitter)
 
-    def run(self, data: FairRegressionData, params: Params, seed: int) -> RegressionOutput:
+    def run(
+        self, data: FairRegressionData, params: PartialFairness.Params, seed: int
+    ) -> RegressionOutput:
         """Mix the base and the barycenter predictions with weight sqrt(alpha)."""
         if params.alpha == 1:
             base = base_predictions(data, params.regressor)["test"]
@@ -355,7 +363,9 @@ class MetaOptimalPostProcessing(Method):
                 raise ValueError(f"base_fraction must be in (0, 1), got {self.base_fraction}")
             _check_jitter(self.jitter)
 
-    def run(self, data: FairRegressionData, params: Params, seed: int) -> RegressionOutput:
+    def run(
+        self, data: FairRegressionData, params: MetaOptimalPostProcessing.Params, seed: int
+    ) -> RegressionOutput:
         """Split train, fit f on one part, estimate the maps on the other part + calib."""
         rng = np.random.default_rng(seed)
         fit_rows, held = [], []
@@ -436,7 +446,9 @@ class Adversarial(Method):
 
     test_params: ClassVar[dict] = {"epochs": 1}
 
-    def run(self, data: FairRegressionData, params: Params, seed: int) -> RegressionOutput:
+    def run(
+        self, data: FairRegressionData, params: Adversarial.Params, seed: int
+    ) -> RegressionOutput:
         """Standardise, train predictor and adversary jointly, predict the test split."""
         import torch
         from fairlearn.adversarial import AdversarialFairnessRegressor
