@@ -29,7 +29,15 @@ from harness.components import Curve, Skip, validate_params
 from harness.registry import Registry
 from harness.suite import Cell
 
-__all__ = ["CellResult", "LocalExecutor", "execute_cell", "seed_everything"]
+__all__ = [
+    "CellResult",
+    "DaskExecutor",
+    "LocalExecutor",
+    "SuiteOutcome",
+    "execute_cell",
+    "run_suite",
+    "seed_everything",
+]
 
 log = logging.getLogger(__name__)
 
@@ -272,6 +280,90 @@ class LocalExecutor:
                 end_ms=now,
             )
         return None
+
+
+class DaskExecutor:
+    """Run cells on a dask ``LocalCluster`` of ``n_jobs`` single-threaded worker processes.
+
+    Results come back to the driver, which stays the only MLflow writer. A cell past its
+    timeout is recorded as ``timeout`` and the worker running it is restarted.
+
+    Parameters
+    ----------
+    registry : Registry
+        Pickled to the workers (component classes travel by reference).
+    n_jobs : int, default=1
+
+    Raises
+    ------
+    harness.errors.SuiteError
+        If ``dask[distributed]`` is not installed (with the command that installs it).
+    """
+
+    def __init__(self, registry: Registry, n_jobs: int = 1) -> None:
+        try:
+            import distributed
+        except ImportError as err:
+            from harness.errors import SuiteError
+
+            raise SuiteError(
+                "--executor dask needs dask's distributed scheduler: "
+                "pip install 'dask[distributed]'"
+            ) from err
+        self._distributed = distributed
+        self.registry = registry
+        self.n_jobs = max(1, n_jobs)
+
+    def run(
+        self, cells: Iterable[Cell], on_result: Callable[[Cell, CellResult], bool | None]
+    ) -> None:
+        """Same contract as :meth:`LocalExecutor.run`."""
+        dd = self._distributed
+        with (
+            dd.LocalCluster(
+                n_workers=self.n_jobs, threads_per_worker=1, processes=True, dashboard_address=None
+            ) as cluster,
+            dd.Client(cluster) as client,
+        ):
+            registry = client.scatter(self.registry, broadcast=True)
+            pending = {}
+            for cell in cells:
+                future = client.submit(execute_cell, cell, registry, pure=False)
+                pending[future] = cell
+            started: dict[Any, float] = {}
+            while pending:
+                time.sleep(0.05)  # poll: dask's wait() raises on timeout instead of returning
+                done = {f for f in pending if f.done()}
+                now = time.monotonic()
+                processing = {k for keys in client.processing().values() for k in keys}
+                for future, cell in list(pending.items()):
+                    if future in done:
+                        result = future.result()
+                    elif future.key in processing and cell.timeout:
+                        started.setdefault(future.key, now)
+                        if now - started[future.key] < cell.timeout:
+                            continue
+                        result = self._kill(client, future, cell)
+                    else:
+                        continue
+                    del pending[future]
+                    if on_result(cell, result):
+                        client.cancel(list(pending))
+                        return
+
+    def _kill(self, client: Any, future: Any, cell: Cell) -> CellResult:
+        workers = [w for w, keys in client.processing().items() if future.key in keys]
+        client.cancel(future)
+        if workers:
+            client.restart_workers(workers)
+        now = int(time.time() * 1000)
+        return CellResult(
+            cell.cell_hash,
+            "timeout",
+            start_ms=now,
+            end_ms=now,
+            reason=f"killed after the cell timeout of {cell.timeout:g} s",
+        )
 
 
 def _died(cell: Cell, exitcode: int | None) -> CellResult:

@@ -85,3 +85,23 @@ def test_fail_fast_stops_after_first_failure(registry, write_suite):
 def test_every_cell_gets_exactly_one_result(registry, write_suite, n_jobs):
     cells = _cells(registry, write_suite)
     assert sorted(_run(registry, cells, n_jobs)) == sorted(c.cell_hash for c in cells)
+
+
+def test_dask_executor_gives_the_same_metrics_as_local(registry, write_suite):
+    from harness.runner import DaskExecutor
+
+    cells = _cells(registry, write_suite)[:4]
+    local = _run(registry, cells, 1)
+    results = {}
+    DaskExecutor(registry, 2).run(cells, lambda c, r: results.__setitem__(c.cell_hash, r))
+    assert {h: r.metrics for h, r in results.items()} == {h: r.metrics for h, r in local.items()}
+
+
+def test_dask_executor_records_timeout(registry, write_suite):
+    from harness.runner import DaskExecutor
+
+    extra = "{name: sleepy, params: {seconds: 30}}"
+    cells = [c for c in _cells(registry, write_suite, extra, "1s") if c.method == "sleepy"][:1]
+    results = []
+    DaskExecutor(registry, 1).run(cells, lambda c, r: results.append(r))
+    assert [r.status for r in results] == ["timeout"]

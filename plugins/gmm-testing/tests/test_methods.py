@@ -4,7 +4,6 @@ import math
 
 import numpy as np
 import pytest
-
 from harness_gmm_testing import methods
 from harness_gmm_testing._hermite import (
     chaos_dimension,

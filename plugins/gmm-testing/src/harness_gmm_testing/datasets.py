@@ -259,9 +259,9 @@ class MostlyUniformPancakes(Dataset):
 
 
 class SeparatedMixture(Dataset):
-    """An easy alternative: k well separated, equally weighted components along v with
-    equally spaced centres (mean 0, variance along v far from 1), which every sound test
-    detects.
+    """An easy alternative: k well separated components along v with equally spaced centres,
+    the lowest one heavier (mean 0, variance and skewness along v far from N(0, 1)'s), which
+    every sound test detects.
 
     Source: control instance of this benchmark (docs/papers/gmm-testing.md §2 generator with
     centres that match only the mean).
@@ -275,6 +275,8 @@ class SeparatedMixture(Dataset):
         Number of components (>= 2).
     separation : float, default=4.0
         Gap between adjacent centres along v, in units of the N(0, 1) sd; > 0.
+    first_weight : float, default=0.8
+        Weight of the lowest centre, in (0, 1); the others share the rest equally.
     delta : float, default=0.5
         Component variance along v is 1 - delta; in (0, 1).
 
@@ -285,7 +287,7 @@ class SeparatedMixture(Dataset):
     Raises
     ------
     ValueError
-        For bad n, d, trials, delta, k < 2 or separation <= 0.
+        For bad n, d, trials, delta, k < 2, separation <= 0 or first_weight outside (0, 1).
     """
 
     name = "separated-mixture"
@@ -299,6 +301,7 @@ class SeparatedMixture(Dataset):
         trials: int = 100
         k: int = 2
         separation: float = 4.0
+        first_weight: float = 0.8
         delta: float = 0.5
 
         def __post_init__(self) -> None:
@@ -307,10 +310,14 @@ class SeparatedMixture(Dataset):
                 raise ValueError(f"k must be >= 2, got {self.k}")
             if not self.separation > 0:
                 raise ValueError(f"separation must be > 0, got {self.separation}")
+            if not 0.0 < self.first_weight < 1.0:
+                raise ValueError(f"first_weight must lie in (0, 1), got {self.first_weight}")
 
     def load(self, params: SeparatedMixture.Params, seed: int) -> TestingData:
-        centres = params.separation * (np.arange(params.k) - (params.k - 1) / 2)
-        weights = np.full(params.k, 1.0 / params.k)
+        weights = np.full(params.k, (1.0 - params.first_weight) / (params.k - 1))
+        weights[0] = params.first_weight
+        centres = params.separation * np.arange(params.k)
+        centres -= weights @ centres
         law = _law(centres, weights, math.sqrt(1.0 - params.delta), 4)
         return TestingData(law, params.n, params.d, params.trials, seed)
 

@@ -318,7 +318,9 @@ class ProjectionKS(Method):
             cache: dict[float, float] = {}
 
             def statistic(X, rng):
-                value, p_min = st.projection_statistic(X, rng, params.directions, "ks")
+                value, p_min = st.projection_statistic(
+                    X, rng, params.directions, "ks", exact_p=True
+                )
                 cache[value] = min(1.0, params.directions * p_min)
                 return value
 
