@@ -1,0 +1,78 @@
+"""Reports build figures and tables from a synthetic results frame."""
+
+import matplotlib.figure
+import numpy as np
+import pandas as pd
+from harness_bandit_safe_regret.reports import RegretCurves, RegretVsHorizon, mean_ci
+
+from harness import Curve
+
+
+def _results():
+    rows, curves = [], {}
+    for T in (1000, 10000):
+        for method, slope in (("phased-aggression", 0.0), ("exp3", 1.0)):
+            for seed in range(3):
+                h = f"{method}-{T}-{seed}"
+                values = slope * np.sqrt(np.arange(1, T + 1)) + seed * 0.1
+                curves[h] = {"regret-vs-comparator": Curve(values)}
+                rows.append(
+                    {
+                        "cell_hash": h,
+                        "task": "bandit-safe-regret",
+                        "dataset": "rock-paper-scissors",
+                        "method": method,
+                        "seed": str(seed),
+                        "status": "ok",
+                        "dataset.T": str(T),
+                        "dataset.opponent": "best-response",
+                        "method.c0": "1.0" if method == "phased-aggression" else None,
+                        "regret-vs-comparator": values[-1],
+                        "regret-vs-best": values[-1] + 1,
+                        "cumulative-payoff": -values[-1],
+                        "max-prefix-loss": values[-1],
+                        "final-alpha.alpha": 1.0,
+                    }
+                )
+    return pd.DataFrame(rows), curves
+
+
+def test_regret_curves_give_one_figure_per_game_and_horizon():
+    results, curves = _results()
+    out = RegretCurves().build(results, curves)
+    assert set(out) == {
+        "regret-curves-rock-paper-scissors-T1000",
+        "regret-curves-rock-paper-scissors-T10000",
+    }
+    fig = out["regret-curves-rock-paper-scissors-T1000"]
+    assert isinstance(fig, matplotlib.figure.Figure)
+    assert fig.axes[0].get_xlabel() == "round t"
+    assert "payoff units" in fig.axes[0].get_ylabel()
+
+
+def test_regret_vs_horizon_table_has_a_column_per_t_with_mean_and_ci():
+    results, curves = _results()
+    out = RegretVsHorizon().build(results, curves)
+    table = out["regret-vs-horizon"]
+    assert list(table.columns) == ["dataset", "opponent", "method", "T=1000", "T=10000"]
+    exp3 = table[table["method"] == "exp3"].iloc[0]
+    # mean over seeds of sqrt(T) + 0.1 seed, seeds 0..2: sqrt(1000) + 0.1
+    assert exp3["T=1000"].startswith(f"{np.sqrt(1000) + 0.1:.2f} ± ")
+    assert isinstance(out["summary"], pd.DataFrame) and len(out["summary"]) == 4
+    assert isinstance(out["regret-vs-horizon-plot"], matplotlib.figure.Figure)
+
+
+def test_reports_ignore_failed_cells_and_other_tasks():
+    results, curves = _results()
+    results.loc[0, "status"] = "failed"
+    results.loc[1, "task"] = "other"
+    out = RegretVsHorizon().build(results, curves)
+    summary = out["summary"]
+    assert summary.shape[0] == 4
+
+
+def test_mean_ci_uses_student_t():
+    mean, half = mean_ci(np.array([1.0, 2.0, 3.0]))
+    # t_{0.975, 2} = 4.303; sd = 1; sem = 1 / sqrt(3)
+    assert mean == 2.0
+    assert abs(half - 4.302653 / np.sqrt(3)) < 1e-5
