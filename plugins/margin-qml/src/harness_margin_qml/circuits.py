@@ -29,6 +29,8 @@ __all__ = [
 BLOCK_PARAMS = 15
 # The 10-qubit QCNN ends with two blocks instead of a third pooling level (papers file §3).
 _FINAL_10 = ((4, 6), (6, 0))
+# Angles of the four U3 gates of a block: first (a), first (b), last (a), last (b).
+_U3_SLOTS = [0, 1, 2, 3, 4, 5, 9, 10, 11, 12, 13, 14]
 
 
 def su4_blocks(theta: torch.Tensor) -> torch.Tensor:
@@ -47,13 +49,12 @@ def su4_blocks(theta: torch.Tensor) -> torch.Tensor:
     -------
     torch.Tensor of complex, shape (n_blocks, 4, 4)
     """
-    t = theta
-    ctype = torch.complex(t[:1, 0], t[:1, 0]).dtype
-    eye = torch.eye(2, dtype=ctype).expand(t.shape[0], 2, 2)
-    first = sim.kron(sim.u3(t[:, 0], t[:, 1], t[:, 2]), sim.u3(t[:, 3], t[:, 4], t[:, 5]))
-    middle = sim.kron(sim.ry(t[:, 6]), sim.rz(t[:, 7]))
-    second_ry = sim.kron(sim.ry(t[:, 8]), eye)
-    last = sim.kron(sim.u3(t[:, 9], t[:, 10], t[:, 11]), sim.u3(t[:, 12], t[:, 13], t[:, 14]))
+    p = theta.shape[0]
+    u = sim.u3(*theta[:, _U3_SLOTS].reshape(p, 4, 3).unbind(-1))  # (p, 4, 2, 2)
+    ctype = u.dtype
+    first, last = sim.kron(u[:, 0], u[:, 1]), sim.kron(u[:, 2], u[:, 3])
+    middle = sim.kron(sim.ry(theta[:, 6]), sim.rz(theta[:, 7]))
+    second_ry = sim.kron(sim.ry(theta[:, 8]), torch.eye(2, dtype=ctype).expand(p, 2, 2))
     ab, ba = sim.cnot(True, ctype), sim.cnot(False, ctype)
     return last @ ab @ second_ry @ ba @ middle @ ab @ first
 
@@ -156,7 +157,7 @@ class QCNN:
 
     def __call__(self, psi: torch.Tensor, theta: torch.Tensor) -> torch.Tensor:
         """Apply the circuit to states (batch, 2, ..., 2) with angles ``theta`` (n_params,)."""
-        mats = su4_blocks(theta.reshape(-1, BLOCK_PARAMS))
+        mats = su4_blocks(theta.reshape(-1, BLOCK_PARAMS)).unbind(0)
         for k, (a, b, group) in enumerate(self.layout):
             psi = sim.apply_2q(psi, mats[group if self.shared else k], a, b)
         return psi

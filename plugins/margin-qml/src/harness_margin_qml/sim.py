@@ -57,13 +57,10 @@ def u3(theta: torch.Tensor, phi: torch.Tensor, lam: torch.Tensor) -> torch.Tenso
     torch.Tensor of complex, shape (..., 2, 2)
     """
     c, s = torch.cos(theta / 2), torch.sin(theta / 2)
-    zero = torch.zeros_like(c)
-    return _mat2(
-        _c(c, zero),
-        _c(-s * torch.cos(lam), -s * torch.sin(lam)),
-        _c(s * torch.cos(phi), s * torch.sin(phi)),
-        _c(c * torch.cos(phi + lam), c * torch.sin(phi + lam)),
-    )
+    angles = torch.stack([lam, phi, phi + lam], -1)
+    e = torch.polar(torch.ones_like(angles), angles)  # (..., 3) complex phases
+    entries = torch.stack([c.to(e.dtype), -s * e[..., 0], s * e[..., 1], c * e[..., 2]], -1)
+    return entries.reshape(*theta.shape, 2, 2)
 
 
 def ry(theta: torch.Tensor) -> torch.Tensor:
