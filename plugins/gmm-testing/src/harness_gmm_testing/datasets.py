@@ -273,7 +273,7 @@ class SeparatedMixture(Dataset):
     trials : int, default=100
     k : int, default=2
         Number of components (>= 2).
-    separation : float, default=4.0
+    separation : float, default=6.0
         Gap between adjacent centres along v, in units of the N(0, 1) sd; > 0.
     first_weight : float, default=0.8
         Weight of the lowest centre, in (0, 1); the others share the rest equally.
@@ -300,7 +300,7 @@ class SeparatedMixture(Dataset):
         d: int = 8
         trials: int = 100
         k: int = 2
-        separation: float = 4.0
+        separation: float = 6.0
         first_weight: float = 0.8
         delta: float = 0.5
 
