@@ -1,0 +1,150 @@
+"""The MLflow UI over a store written by a suite run: the REST API and a headless page."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from harness.runner import run_suite
+from harness.suite import load_suite
+from harness.tracking import Tracker
+
+SUITE = """
+name: ui-toy
+seeds: [0, 1]
+runs:
+  - task: toy
+    datasets: [{name: noise, grid: {n: [3, 30]}}]
+    methods: [mean]
+    metrics: [abs-error, stats, path]
+"""
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _api(base: str, endpoint: str, body: dict | None = None) -> dict:
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(
+        f"{base}/api/2.0/mlflow/{endpoint}", data=data, headers={"Content-Type": "application/json"}
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return json.loads(response.read())
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory, _empty_store):
+    sys.path.insert(0, str(Path(__file__).parent))
+    import toy_plugin
+
+    from harness.registry import build_registry
+
+    folder = tmp_path_factory.mktemp("ui")
+    shutil.copy(_empty_store, folder / "mlflow.db")
+    uri = f"sqlite:///{folder}/mlflow.db"
+    (folder / "suite.yaml").write_text(SUITE)
+    registry = build_registry({"toy": toy_plugin}, entry_points=False)
+    outcome = run_suite(load_suite(folder / "suite.yaml", registry), registry, Tracker(uri))
+    port = _free_port()
+    mlflow_bin = str(Path(sys.executable).parent / "mlflow")
+    process = subprocess.Popen(
+        [
+            mlflow_bin,
+            "server",
+            "--backend-store-uri",
+            uri,
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--workers",
+            "1",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 120
+    while True:
+        try:
+            urllib.request.urlopen(f"{base}/health", timeout=2)
+            break
+        except OSError:
+            if time.monotonic() > deadline or process.poll() is not None:
+                process.kill()
+                pytest.fail("the MLflow server did not answer /health within 120 s")
+            time.sleep(0.5)
+    yield base, outcome
+    process.terminate()
+    process.wait(timeout=30)
+
+
+@pytest.mark.slow
+def test_rest_api_shows_experiment_parent_and_child_runs(server):
+    base, outcome = server
+    experiment = _api(base, "experiments/get-by-name?experiment_name=ui-toy")["experiment"]
+    assert experiment["experiment_id"] == outcome.experiment_id
+    runs = _api(
+        base, "runs/search", {"experiment_ids": [outcome.experiment_id], "max_results": 100}
+    )["runs"]
+    tags = [{t["key"]: t["value"] for t in r["data"].get("tags", [])} for r in runs]
+    parents = [r for r, t in zip(runs, tags, strict=True) if t["harness.kind"] == "suite"]
+    cells = [(r, t) for r, t in zip(runs, tags, strict=True) if t["harness.kind"] == "cell"]
+    assert [p["info"]["run_id"] for p in parents] == [outcome.parent_run_id]
+    assert len(cells) == 4
+    for run, tag in cells:
+        assert tag["mlflow.parentRunId"] == outcome.parent_run_id
+        params = {p["key"]: p["value"] for p in run["data"]["params"]}
+        assert params["dataset"] == "noise" and params["method"] == "mean"
+        assert params["dataset.n"] in {"3", "30"}
+        metrics = {m["key"] for m in run["data"]["metrics"]}
+        assert {"abs-error", "stats.min", "stats.max", "path"} <= metrics
+
+
+@pytest.mark.slow
+def test_ui_experiment_page_renders_in_headless_chromium(server, tmp_path):
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        pytest.skip("chromium is not installed (Debian: apt-get install chromium)")
+    base, outcome = server
+    flags = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={tmp_path / 'profile'}",
+        "--window-size=1400,900",
+        "--virtual-time-budget=20000",
+    ]
+    page = f"{base}/#/experiments/{outcome.experiment_id}"
+    shot = tmp_path / "experiment.png"
+    subprocess.run(
+        [chromium, *flags, f"--screenshot={shot}", page],
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    assert shot.exists() and shot.stat().st_size > 10_000
+    dom = subprocess.run(
+        [chromium, *flags, "--dump-dom", page],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    ).stdout
+    assert "ui-toy" in dom
