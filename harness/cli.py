@@ -39,7 +39,8 @@ def main() -> None:
     """Console-script entry point: map harness errors to exit codes once, here."""
     try:
         cli(standalone_mode=False)
-    except click.exceptions.Abort:
+    except (click.exceptions.Abort, KeyboardInterrupt):  # click turns Ctrl-C into Abort
+        err_console.print("[yellow]Interrupted: finished cells are kept in the store.[/]")
         sys.exit(EXIT_INTERRUPTED)
     except click.ClickException as err:
         err.show()
@@ -50,9 +51,6 @@ def main() -> None:
     except HarnessError as err:
         err_console.print(f"[bold red]error:[/] {escape(str(err))}")
         sys.exit(EXIT_CELLS_FAILED)
-    except KeyboardInterrupt:
-        err_console.print("[yellow]Interrupted: finished cells are kept in the store.[/]")
-        sys.exit(EXIT_INTERRUPTED)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

@@ -123,3 +123,38 @@ def test_new_plugin_skeleton_passes_its_conformance_checks(tmp_path):
     finally:
         sys.path.remove(str(folder / "src"))
     assert outcomes == {"passed"}
+
+
+def test_ctrl_c_stops_cleanly_and_keeps_finished_cells(toy_env, write_suite, store, tmp_path):
+    import signal
+    import time
+
+    path = write_suite(
+        SUITE.replace("[mean, {extra}]", "[mean, {name: sleepy, params: {seconds: 60}}]")
+    )
+    process = subprocess.Popen(
+        [HARNESS, "run", str(path), "--tracking-uri", store],
+        env=toy_env,
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    client = mlflow.MlflowClient(store)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:  # the 'mean' cells come first and finish at once
+        experiment = client.get_experiment_by_name("cli-toy")
+        if (
+            experiment
+            and len(client.search_runs([experiment.experiment_id], "tags.`harness.kind` = 'cell'"))
+            >= 2
+        ):
+            break
+        time.sleep(0.2)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130 and "finished cells are kept" in stderr
+    finished = [r for r in _cells(store) if r.info.status == "FINISHED"]
+    assert len(finished) >= 2
+    parent = client.search_runs([experiment.experiment_id], "tags.`harness.kind` = 'suite'")
+    assert parent[0].info.status == "KILLED"

@@ -17,7 +17,9 @@ __all__ = ["class_loss", "fit", "plateaued", "torch_threads"]
 
 
 def plateaued(losses: list[float], window: int) -> bool:
-    """The official early stop: |mean(last W) - mean(previous W)| < std(last W) / (2√W).
+    """The official early stop: |mean(last W) - mean(previous W)| <= std(last W) / (2√W).
+
+    (``<=`` rather than ``<`` so that an exactly flat loss also stops.)
 
     Parameters
     ----------
@@ -30,7 +32,7 @@ def plateaued(losses: list[float], window: int) -> bool:
         return False
     last = np.asarray(losses[-window:])
     prev = np.asarray(losses[-2 * window : -window])
-    return abs(last.mean() - prev.mean()) < last.std() / (2 * np.sqrt(window))
+    return abs(last.mean() - prev.mean()) <= last.std() / (2 * np.sqrt(window))
 
 
 def class_loss(
