@@ -1,0 +1,60 @@
+"""End to end: ``harness run suites/smoke.yaml`` through the CLI with the installed paper
+plugins, against a temporary store; then what landed in MLflow."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import mlflow
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+TASKS = {"fair-regression", "gmm-testing", "weak-features", "margin-qml", "bandit-safe-regret"}
+
+
+@pytest.mark.slow
+def test_smoke_suite_runs_every_plugin_end_to_end(tmp_path, store):
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("MLFLOW_TRACKING_URI", "HARNESS_DISABLE_PLUGINS")
+    }
+    harness = str(Path(sys.executable).parent / "harness")
+    result = subprocess.run(
+        [
+            harness,
+            "run",
+            str(ROOT / "suites" / "smoke.yaml"),
+            "-j",
+            "2",
+            "--tracking-uri",
+            store,
+            "--report-dir",
+            str(tmp_path / "reports"),
+        ],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    client = mlflow.MlflowClient(store)
+    experiment = client.get_experiment_by_name("smoke")
+    runs = client.search_runs([experiment.experiment_id], max_results=1000)
+    cells = [r for r in runs if r.data.tags["harness.kind"] == "cell"]
+    assert {r.data.params["task"] for r in cells} == TASKS
+    assert {r.data.tags["harness.status"] for r in cells} <= {"ok", "skipped"}
+    ok = [r for r in cells if r.data.tags["harness.status"] == "ok"]
+    assert {r.data.params["task"] for r in ok} == TASKS  # every plugin produced results
+    assert all(r.data.metrics for r in ok)
+    parent = [r for r in runs if r.data.tags["harness.kind"] == "suite"]
+    assert len(parent) == 1 and parent[0].info.status == "FINISHED"
+    report = tmp_path / "reports" / "smoke"
+    assert (report / "report.html").stat().st_size > 1000 and (report / "report.md").exists()
+    assert list(report.glob("*.png")), "no plugin report produced a plot"
+    artifacts = {a.path for a in client.list_artifacts(parent[0].info.run_id)}
+    assert {"suite.yaml", "report"} <= artifacts
