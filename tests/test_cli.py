@@ -4,9 +4,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 import mlflow
+import pytest
 
 HARNESS = str(Path(sys.executable).parent / "harness")
 

@@ -1,9 +1,9 @@
 from __future__ import annotations
 
+import mlflow
 import numpy as np
 import pytest
 
-import mlflow
 from harness.components import Curve
 from harness.runner import CellResult, LocalExecutor
 from harness.suite import load_suite
