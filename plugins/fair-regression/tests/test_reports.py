@@ -37,7 +37,11 @@ def test_risk_unfairness_means_over_seeds_and_labels_axes():
     table = out["risk-unfairness-table"]
     row = table[(table["method"] == "unconstrained")].iloc[0]
     assert row["mse mean"] == pytest.approx(1.1)  # seeds 0, 1, 2 add 0, 0.1, 0.2; failed out
-    assert row["mse count"] == 9  # 3 seeds x 3 sizes
+    assert row["mse count"] == 3  # 3 seeds; each n_train is its own panel
+    assert sorted(table["panel"].unique()) == [
+        f"synthetic-linear (n_train={n})" for n in ("2000", "500", "8000")
+    ]
+    assert len(out["risk-unfairness"].axes) == 3
     ax = out["risk-unfairness"].axes[0]
     assert "ks-unfairness" in ax.get_xlabel() and "mse" in ax.get_ylabel()
     assert len(ax.get_legend().get_texts()) == 3

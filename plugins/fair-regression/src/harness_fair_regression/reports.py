@@ -27,7 +27,30 @@ def _ok(results: pd.DataFrame) -> pd.DataFrame:
         df["method.regressor"] = "-"
     df["method.regressor"] = df["method.regressor"].fillna("-").astype(str)
     df["label"] = df["method"].astype(str) + " / " + df["method.regressor"]
+    df["panel"] = _dataset_labels(df)
     return df
+
+
+def _dataset_labels(df: pd.DataFrame) -> pd.Series:
+    """``dataset`` plus the dataset params that vary within it (``synthetic-linear
+    (n_train=250)``), so that configurations are not averaged together."""
+    labels = df["dataset"].astype(str)
+    columns = [c for c in df.columns if c.startswith("dataset.")]
+    for name, part in df.groupby("dataset"):
+        varying = [c for c in columns if part[c].astype(str).nunique() > 1]
+        if varying:
+            extra = (
+                part[varying]
+                .astype(str)
+                .apply(
+                    lambda row, cols=varying: ", ".join(
+                        f"{c.removeprefix('dataset.')}={row[c]}" for c in cols
+                    ),
+                    axis=1,
+                )
+            )
+            labels.loc[part.index] = f"{name} (" + extra + ")"
+    return labels
 
 
 def _figure(n_panels: int):
@@ -56,9 +79,9 @@ class RiskUnfairness(Report):
     Returns
     -------
     dict
-        ``risk-unfairness`` (Figure: one panel per dataset, error bars = one standard
-        deviation over seeds) and ``risk-unfairness-table`` (DataFrame of means, stds and
-        seed counts), or ``{}`` when no cell has both metrics.
+        ``risk-unfairness`` (Figure: one panel per dataset configuration, error bars =
+        one standard deviation over seeds) and ``risk-unfairness-table`` (DataFrame of
+        means, stds and seed counts), or ``{}`` when no cell has both metrics.
     """
 
     name = "risk-unfairness"
@@ -77,15 +100,15 @@ class RiskUnfairness(Report):
             return {}
         df = df.dropna(subset=[risk, unfair])
         table = (
-            df.groupby(["dataset", "method", "method.regressor"])[[risk, unfair]]
+            df.groupby(["panel", "method", "method.regressor"])[[risk, unfair]]
             .agg(["mean", "std", "count"])
             .reset_index()
         )
         table.columns = [" ".join(c).strip() if isinstance(c, tuple) else c for c in table.columns]
-        datasets = sorted(df["dataset"].unique())
+        datasets = sorted(df["panel"].unique())
         fig, axes = _figure(len(datasets))
         for ax, dataset in zip(axes, datasets, strict=True):
-            for _, row in table[table["dataset"] == dataset].iterrows():
+            for _, row in table[table["panel"] == dataset].iterrows():
                 ax.errorbar(
                     row[f"{unfair} mean"], row[f"{risk} mean"],
                     xerr=np.nan_to_num(row[f"{unfair} std"]),
