@@ -1,7 +1,6 @@
 import numpy as np
 import pytest
 import torch
-from harness import Skip
 from harness_margin_qml import circuits, sim
 from harness_margin_qml.datasets import ClusterPhases, DigitsBinary
 from harness_margin_qml.methods import (
@@ -11,6 +10,8 @@ from harness_margin_qml.methods import (
     StronglyEntanglingMethod,
     _mlp,
 )
+
+from harness import Skip
 
 qml = pytest.importorskip("pennylane")
 

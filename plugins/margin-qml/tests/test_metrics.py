@@ -1,8 +1,9 @@
 import numpy as np
 import pytest
-from harness import Skip
 from harness_margin_qml import metrics
 from harness_margin_qml.data import QMLData, QNNOutput
+
+from harness import Skip
 
 
 def _data(y_train, y_test, n_classes):
