@@ -28,7 +28,7 @@ def wilson_interval(successes: int, trials: int, level: float = 0.95) -> tuple[f
     p = successes / trials
     centre = (p + z * z / (2 * trials)) / (1 + z * z / trials)
     half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials**2)) / (1 + z * z / trials)
-    return max(0.0, centre - half), min(1.0, centre + half)
+    return float(max(0.0, centre - half)), float(min(1.0, centre + half))
 
 
 def _rate(p_values: np.ndarray, alpha: float) -> dict[str, float]:

@@ -14,6 +14,7 @@ from harness import Curve, Report, Skip
 __all__ = ["PowerCurves", "power_table"]
 
 _TARGET = 0.9
+_UNLABELLED = {"method.calibration_trials"}
 _DERIVED = {
     "n",
     "trials",
@@ -43,9 +44,18 @@ def _tidy(results: pd.DataFrame) -> pd.DataFrame:
     group_cols = sorted(
         c for c in df if c.startswith("dataset.") and c.removeprefix("dataset.") not in _DERIVED
     )
-    varying = sorted(c for c in df if c.startswith("method.") and df[c].nunique(dropna=True) > 1)
     df["group"] = [_label(r, group_cols, "dataset.") for _, r in df.iterrows()]
-    df["variant"] = [_label(r, varying, "method.") for _, r in df.iterrows()]
+    df["variant"] = df["method"].astype(str)
+    for _, rows in df.groupby("method"):
+        varying = sorted(
+            c
+            for c in rows
+            if c.startswith("method.") and c not in _UNLABELLED and rows[c].nunique() > 1
+        )
+        if varying:
+            df.loc[rows.index, "variant"] = [
+                _label(r, varying, "method.") for _, r in rows.iterrows()
+            ]
     df["predicted"] = (
         df["dataset.predicted_n90"].astype(float) if "dataset.predicted_n90" in df else np.nan
     )
