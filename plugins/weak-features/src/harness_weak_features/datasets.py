@@ -194,7 +194,7 @@ class Synthetic(Dataset):
         )
 
     def describe(self, data: WeakData) -> dict[str, float | int | str]:
-        """Observed-value accuracy and label balance of the loaded data."""
+        """Split sizes and weak-feature levels (seed-independent facts)."""
         return _describe(data)
 
 
@@ -202,9 +202,7 @@ def _describe(data: WeakData) -> dict[str, float | int | str]:
     return {
         "n_train": len(data.y_train),
         "n_test": len(data.y_test),
-        "positive_rate": round(float(np.mean(data.y_train)), 4),
         "n_levels": ",".join(map(str, data.n_levels)),
-        "obs_accuracy": round(float(np.mean(data.obs_train == data.v_train)), 4),
     }
 
 
@@ -234,7 +232,7 @@ class _Table(Dataset):
         )
 
     def describe(self, data: WeakData) -> dict[str, float | int | str]:
-        """Observed-value accuracy and label balance of the loaded data."""
+        """Split sizes and weak-feature levels (seed-independent facts)."""
         return _describe(data)
 
 

@@ -524,7 +524,7 @@ class _WflParams(_HParams):
     hidden: int = 0
     epochs: int = 200
     lr: float = 0.05
-    weight_decay: float = 1e-4
+    l2: float = 5.0
     estimate: Literal["hard", "soft"] = "hard"
 
     def __post_init__(self) -> None:
@@ -533,10 +533,12 @@ class _WflParams(_HParams):
             raise ValueError(f"hidden must be >= 0, got {self.hidden}")
         if self.epochs < 1:
             raise ValueError(f"epochs must be >= 1, got {self.epochs}")
-        if self.lr <= 0 or self.weight_decay < 0:
-            raise ValueError(
-                f"lr must be > 0 and weight_decay >= 0, got {self.lr}, {self.weight_decay}"
-            )
+        if self.lr <= 0 or self.l2 < 0:
+            raise ValueError(f"lr must be > 0 and l2 >= 0, got {self.lr}, {self.l2}")
+
+    def decay(self, n_train: int) -> float:
+        """Adam weight decay of f: ``l2 / n_train``, i.e. ``½·l2·‖θ‖²`` on the summed loss."""
+        return self.l2 / n_train
 
 
 def _fit_estimator(data: WeakData, params: _WflParams) -> WeakEstimator:
@@ -549,7 +551,7 @@ def _fit_estimator(data: WeakData, params: _WflParams) -> WeakEstimator:
         lambda: total_weak_nll(model(x), liks),
         params.epochs,
         params.lr,
-        params.weight_decay,
+        params.decay(len(data.y_train)),
     )
     return model
 
@@ -587,8 +589,9 @@ class WflSequential(Method):
         Full-batch Adam steps for f.
     lr : float, default=0.05
         Adam learning rate.
-    weight_decay : float, default=1e-4
-        Adam L2 weight decay of f.
+    l2 : float, default=5.0
+        L2 penalty ``½·l2·‖θ‖²`` of f on the weak loss summed over training rows (Adam weight
+        decay ``l2 / n_train``), so regularisation weakens as data grow, like sklearn's ``1/C``.
     estimate : {"hard", "soft"}, default="hard"
         h sees the one-hot argmax of ``p(v | x_o, o)`` or the probabilities themselves.
     C : float, default=1.0
@@ -631,7 +634,7 @@ class WflIterative(Method):
         Alternations R after the sequential start, >= 0.
     lam : float, default=1.0
         λ, weight of the downstream loss in f's update, >= 0.
-    hidden, epochs, lr, weight_decay, estimate, C, threads
+    hidden, epochs, lr, l2, estimate, C, threads
         As in ``wfl-sequential``; each f update runs ``epochs // 2`` steps.
 
     Returns
@@ -669,7 +672,7 @@ class WflIterative(Method):
                     loss,
                     max(1, params.epochs // 2),
                     params.lr,
-                    params.weight_decay,
+                    params.decay(len(data.y_train)),
                 )
                 out, h = _fit_h(data, model, params)
             return out
@@ -701,9 +704,10 @@ class WflJoint(Method):
     ----------
     lam : float, default=1.0
         λ, weight of the downstream loss, >= 0.
-    hidden, epochs, lr, weight_decay, threads
-        As in ``wfl-sequential`` (``weight_decay`` also regularises h); h always sees the soft
-        posterior ``p(v | x_o, o)``, so ``estimate`` and ``C`` are not used.
+    hidden, epochs, lr, l2, C, threads
+        As in ``wfl-sequential``; h (a torch logistic model) gets the weight decay
+        ``1 / (C · n_train)`` that matches sklearn's C. h always sees the soft posterior
+        ``p(v | x_o, o)``, so ``estimate`` is not used.
 
     Returns
     -------
@@ -726,6 +730,7 @@ class WflJoint(Method):
         """Train f and h together, then predict from the test posterior."""
         with _threads(params.threads), torch.random.fork_rng():
             torch.manual_seed(seed)
+            n = len(data.y_train)
             model = WeakEstimator(data.x_train.shape[1], data.n_levels, params.hidden)
             h = torch.nn.Linear(data.x_train.shape[1] + sum(data.n_levels), 1)
             train_full_batch(
@@ -733,7 +738,7 @@ class WflJoint(Method):
                 _joint_loss(data, model, h, params.lam),
                 params.epochs,
                 params.lr,
-                params.weight_decay,
+                [params.decay(n)] * len(list(model.parameters())) + [1 / (params.C * n)] * 2,
             )
             post = posteriors(model, data.x_test, data.lik_test, data.n_levels)
             with torch.no_grad():

@@ -61,16 +61,20 @@ def train_full_batch(
     loss_fn: Callable[[], torch.Tensor],
     epochs: int,
     lr: float,
-    weight_decay: float,
+    weight_decay: float | Sequence[float],
     betas: tuple[float, float] = (0.9, 0.999),
     eps: float = 1e-8,
 ) -> float:
     """Minimise ``loss_fn()`` by full-batch Adam with L2 weight decay; returns the last loss.
 
+    ``weight_decay`` is one value for every tensor, or one value per tensor of ``params``.
+
     Source: Kingma & Ba, ICLR 2015, Algorithm 1 (the update of ``torch.optim.Adam`` with
     ``weight_decay``), written out so that no optimizer machinery is imported per process.
     """
-    params = [p for p in params if p.requires_grad]
+    decays = [weight_decay] * len(params) if np.isscalar(weight_decay) else list(weight_decay)
+    keep = [i for i, p in enumerate(params) if p.requires_grad]
+    params, decays = [params[i] for i in keep], [decays[i] for i in keep]
     m = [torch.zeros_like(p) for p in params]
     v = [torch.zeros_like(p) for p in params]
     loss = torch.zeros(())
@@ -78,8 +82,8 @@ def train_full_batch(
         loss = loss_fn()
         grads = torch.autograd.grad(loss, params)
         with torch.no_grad():
-            for p, g, m_p, v_p in zip(params, grads, m, v, strict=True):
-                g = g + weight_decay * p
+            for p, g, m_p, v_p, wd in zip(params, grads, m, v, decays, strict=True):
+                g = g + wd * p
                 m_p.mul_(betas[0]).add_(g, alpha=1 - betas[0])
                 v_p.mul_(betas[1]).addcmul_(g, g, value=1 - betas[1])
                 step = lr / (1 - betas[0] ** t)
