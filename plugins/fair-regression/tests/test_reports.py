@@ -44,7 +44,7 @@ def test_risk_unfairness_means_over_seeds_and_labels_axes():
     assert len(out["risk-unfairness"].axes) == 3
     ax = out["risk-unfairness"].axes[0]
     assert "ks-unfairness" in ax.get_xlabel() and "mse" in ax.get_ylabel()
-    assert len(ax.get_legend().get_texts()) == 3
+    assert len(out["risk-unfairness"].legends[0].get_texts()) == 3
 
 
 def test_fair_risk_rate_recovers_slope_minus_one():

@@ -59,8 +59,28 @@ def _figure(n_panels: int):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, n_panels, figsize=(5.5 * n_panels, 4.5), squeeze=False)
-    return fig, axes[0]
+    cols = min(n_panels, 3)
+    rows = -(-n_panels // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(5 * cols, 4 * rows), squeeze=False)
+    for ax in axes.ravel()[n_panels:]:
+        ax.set_visible(False)
+    return fig, axes.ravel()[:n_panels]
+
+
+_MARKERS = {"ridge": "o", "random-forest": "s", "kernel-ridge": "D", "knn": "v", "mlp": "^"}
+
+
+def _style(method: str, regressor: str, methods: list[str]) -> dict[str, Any]:
+    """One colour per method, one marker per base regressor."""
+    import matplotlib
+
+    color = matplotlib.colormaps["tab10"](methods.index(method) % 10)
+    return {"color": color, "marker": _MARKERS.get(regressor, "x")}
+
+
+def _legend(fig: Any, ax: Any) -> None:
+    handles, labels = ax.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=8, frameon=False)
 
 
 class RiskUnfairness(Report):
@@ -106,6 +126,7 @@ class RiskUnfairness(Report):
         )
         table.columns = [" ".join(c).strip() if isinstance(c, tuple) else c for c in table.columns]
         datasets = sorted(df["panel"].unique())
+        methods = sorted(df["method"].unique())
         fig, axes = _figure(len(datasets))
         for ax, dataset in zip(axes, datasets, strict=True):
             for _, row in table[table["panel"] == dataset].iterrows():
@@ -113,13 +134,15 @@ class RiskUnfairness(Report):
                     row[f"{unfair} mean"], row[f"{risk} mean"],
                     xerr=np.nan_to_num(row[f"{unfair} std"]),
                     yerr=np.nan_to_num(row[f"{risk} std"]),
-                    fmt="o", capsize=3, label=f"{row['method']} / {row['method.regressor']}",
+                    linestyle="none", capsize=3,
+                    label=f"{row['method']} / {row['method.regressor']}",
+                    **_style(row["method"], row["method.regressor"], methods),
                 )  # fmt: skip
-            ax.set_title(dataset)
+            ax.set_title(dataset, fontsize=9)
             ax.set_xlabel(f"{unfair} (unitless, lower is fairer)")
             ax.set_ylabel(f"{risk} (squared target units)" if risk == "mse" else risk)
-            ax.legend(fontsize=6)
-        fig.tight_layout()
+        _legend(fig, axes[0])
+        fig.tight_layout(rect=(0, 0.12, 1, 1))
         return {"risk-unfairness": fig, "risk-unfairness-table": table}
 
 
@@ -163,13 +186,19 @@ class FairRiskRate(Report):
         fig, axes = _figure(1)
         ax = axes[0]
         rows: list[dict[str, Any]] = []
-        for label, part in df.groupby("label"):
+        methods = sorted(df["method"].unique())
+        for (method, regressor), part in df.groupby(["method", "method.regressor"]):
             mean = part.groupby("n_train")["fair-risk"].mean()
             if mean.size < 2 or (mean <= 0).any():
                 continue
             slope = fitted_slope(mean.index.to_numpy(float), mean.to_numpy(float))
-            ax.loglog(mean.index, mean.to_numpy(), "o-", label=f"{label} (slope {slope:.2f})")
+            label = f"{method} / {regressor}"
+            ax.loglog(mean.index, mean.to_numpy(), label=f"{label} (slope {slope:.2f})",
+                      **_style(method, regressor, methods))  # fmt: skip
             rows.append({"method / regressor": label, "slope": slope, "sizes": mean.size})
+        sizes = np.sort(df["n_train"].unique())
+        ax.set_xticks(sizes, [str(int(n)) for n in sizes])
+        ax.minorticks_off()
         ax.set_xlabel("n_train (labeled rows)")
         ax.set_ylabel("fair-risk E(g - g*)^2 (squared target units)")
         ax.set_title("synthetic-linear: fair risk vs n")
