@@ -77,30 +77,41 @@ class RegretCurves(Report):
         out = {}
         for (dataset, T), group in frame.groupby(["dataset", "T"]):
             opponents = sorted(group["dataset.opponent"].unique())
+            labels = sorted(group["label"].unique())
+            colours = {label: f"C{i % 10}" for i, label in enumerate(labels)}
+            ncols = min(3, len(opponents))
+            nrows = -(-len(opponents) // ncols)
             fig, axes = plt.subplots(
-                1, len(opponents), figsize=(4.2 * len(opponents), 3.6), squeeze=False
+                nrows, ncols, figsize=(4.4 * ncols, 3.4 * nrows + 0.8), squeeze=False
             )
-            for ax, opponent in zip(axes[0], opponents, strict=True):
+            for ax, opponent in zip(axes.flat, opponents, strict=False):
                 cells = group[group["dataset.opponent"] == opponent]
                 for label, runs in cells.groupby("label"):
-                    self._band(ax, [curves[h][METRIC] for h in runs["cell_hash"]], str(label))
+                    runs_curves = [curves[h][METRIC] for h in runs["cell_hash"]]
+                    self._band(ax, runs_curves, str(label), colours[label])
                 ax.axhline(0.0, color="0.6", lw=0.8)
                 ax.set_title(f"opponent: {opponent}")
                 ax.set_xlabel("round t")
                 ax.set_ylabel(r"regret to $\mu_c$ (payoff units)")
-            axes[0][-1].legend(fontsize=7)
-            fig.suptitle(f"{dataset}, T = {T}: mean and 95% CI over seeds")
-            fig.tight_layout()
+            for ax in list(axes.flat)[len(opponents) :]:
+                ax.set_visible(False)
+            handles = [plt.Line2D([], [], color=colours[label]) for label in labels]
+            fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 4), fontsize=8)
+            n = group.groupby(["dataset.opponent", "label"]).size()
+            fig.suptitle(
+                f"{dataset}, T = {T}: mean and 95% CI over seeds (n = {n.min()}-{n.max()})"
+            )
+            fig.tight_layout(rect=(0, 0.08, 1, 1))
             out[f"regret-curves-{dataset}-T{T}"] = fig
         return out
 
     @staticmethod
-    def _band(ax, runs: list[Curve], label: str) -> None:
+    def _band(ax, runs: list[Curve], label: str, colour: str) -> None:
         steps = runs[0].steps
         values = np.array([np.interp(steps, c.steps, c.values) for c in runs])
         mean, half = mean_ci(values)
-        (line,) = ax.plot(steps, mean, label=f"{label} (n={len(runs)})", lw=1.2)
-        ax.fill_between(steps, mean - half, mean + half, color=line.get_color(), alpha=0.2)
+        ax.plot(steps, mean, label=label, lw=1.2, color=colour)
+        ax.fill_between(steps, mean - half, mean + half, color=colour, alpha=0.2)
 
 
 class RegretVsHorizon(Report):
