@@ -119,7 +119,10 @@ def check_run_returns_output_type(cls: type[Component], registry: Registry) -> N
     its task (datasets it skips are tried in turn)."""
     if not issubclass(cls, Method):
         raise Skip("not a method")
-    expected = typing.get_type_hints(cls.run).get("return")
+    try:  # the class namespace resolves ``params: Params`` under postponed annotations
+        expected = typing.get_type_hints(cls.run, localns=dict(vars(cls))).get("return")
+    except NameError as err:
+        raise AssertionError(f"{cls.name}.run has an unresolvable annotation: {err}") from err
     for dataset, _ in _pairs(cls, registry):
         try:
             output = _output(cls, dataset)
