@@ -69,7 +69,7 @@ class UniformPancakes(Dataset):
     least-squares fit of the centre set reaches.
 
     Source: Diakonikolas et al., ICML 2025, Thm 1.3 and Prop 3.1 (existence); centres by a
-    least-squares fit (docs/papers/gmm-testing.md §2, family b).
+    least-squares fit (shared/papers/gmm-testing.md §2, family b).
 
     Parameters
     ----------
@@ -198,7 +198,7 @@ class MostlyUniformPancakes(Dataset):
     the fit matches about 2 more moments per free weight.
 
     Source: Diakonikolas et al., ICML 2025, Thm 1.4 and Prop 4.1; centres and weights by a
-    least-squares fit (docs/papers/gmm-testing.md §2, family c).
+    least-squares fit (shared/papers/gmm-testing.md §2, family c).
 
     Parameters
     ----------
@@ -263,7 +263,7 @@ class SeparatedMixture(Dataset):
     the lowest one heavier (mean 0, variance and skewness along v far from N(0, 1)'s), which
     every sound test detects.
 
-    Source: control instance of this benchmark (docs/papers/gmm-testing.md §2 generator with
+    Source: control instance of this benchmark (shared/papers/gmm-testing.md §2 generator with
     centres that match only the mean).
 
     Parameters

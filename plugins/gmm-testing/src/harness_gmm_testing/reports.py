@@ -98,7 +98,7 @@ class PowerCurves(Report):
     with the predicted n at which the oracle Hermite test reaches power 0.9; and a table of
     the smallest grid n reaching power 0.9 per method.
 
-    Source: docs/papers/gmm-testing.md §5 (n_0.9 and its prediction
+    Source: shared/papers/gmm-testing.md §5 (n_0.9 and its prediction
     ``2.93 sqrt(2 C(d+m, m+1)) / lambda^2``).
 
     Returns
