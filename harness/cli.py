@@ -29,7 +29,8 @@ from rich.table import Table
 
 from harness.errors import HarnessError, PluginError, SuiteError
 
-console = Console(highlight=False)
+# Wide tables stay readable in log files (rich would wrap them at 80 columns).
+console = Console(highlight=False, width=None if sys.stdout.isatty() else 200)
 err_console = Console(stderr=True, highlight=False)
 
 EXIT_OK, EXIT_CELLS_FAILED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -46,10 +47,10 @@ def main() -> None:
         err.show()
         sys.exit(EXIT_BAD_INPUT)
     except (SuiteError, PluginError) as err:
-        err_console.print(f"[bold red]error:[/] {escape(str(err))}")
+        err_console.print(f"[bold red]error:[/] {escape(str(err))}", soft_wrap=True)
         sys.exit(EXIT_BAD_INPUT)
     except HarnessError as err:
-        err_console.print(f"[bold red]error:[/] {escape(str(err))}")
+        err_console.print(f"[bold red]error:[/] {escape(str(err))}", soft_wrap=True)
         sys.exit(EXIT_CELLS_FAILED)
 
 
@@ -162,10 +163,21 @@ def run(
             )
             progress.update(bar, total=todo)
 
+        last_line = time.monotonic()
+
         def on_cell(cell: Any, result: Any) -> None:
-            nonlocal failed
+            nonlocal failed, last_line
             failed += result.status in ("failed", "timeout")
             progress.update(bar, advance=1, failed=failed)
+            task = progress.tasks[0]
+            if not console.is_terminal and (
+                time.monotonic() - last_line > 10 or task.completed == task.total
+            ):  # no live bar in a log file: a line every 10 s instead
+                last_line = time.monotonic()
+                console.print(
+                    f"cells {task.completed:.0f}/{task.total:.0f}, {failed} failed,"
+                    f" {task.elapsed or 0:.0f} s elapsed"
+                )
 
         outcome = run_suite(
             spec,
