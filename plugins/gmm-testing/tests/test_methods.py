@@ -105,3 +105,14 @@ def test_bad_method_params_name_the_parameter():
         methods.HermiteMomentTest.Params(degree=-1)
     with pytest.raises(ValueError, match="bonferroni"):
         methods.ProjectionKS.Params(test="ad", combine="bonferroni")
+
+
+def test_combined_degrees_keep_level_and_find_an_unknown_degree():
+    # Max of Z_1..Z_6 with a Monte Carlo null (R = 200): exact level; at n = 3000, d = 3 the
+    # degree-4 signal of GH k=2 pancakes (lambda^2 = 0.11, predicted n_0.9 ~ 150) is found.
+    p = GaussHermitePancakes.Params(n=3000, d=3, trials=40, k=2, delta=0.9)
+    data = GaussHermitePancakes(p).load(p, 4)
+    mp = methods.HermiteMomentTest.Params(max_degree=6, calibration_trials=200)
+    output = methods.HermiteMomentTest(mp).run(data, mp, 5)
+    assert TypeOneError().compute(data, output)["high"] > 0.05  # 0.05 inside the interval
+    assert Power().compute(data, output)["rate"] == 1.0

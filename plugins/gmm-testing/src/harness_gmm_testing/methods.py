@@ -53,8 +53,12 @@ class HermiteMomentTest(Method):
     degree : int, default=0
         Chaos degree m >= 1; 0 uses the oracle m + 1 (the first unmatched degree of the
         hidden law, an upper baseline).
+    max_degree : int, default=0
+        If > 0, m is unknown: the statistic is ``max_j Z_j`` over degrees 1..max_degree
+        (``degree`` is ignored); the notes suggest ``2k' + 2 log2 k + 2`` as a safe cap.
     calibration : {"mc", "normal"}, default="mc"
-        Monte Carlo null, or the normal approximation ``p = 1 - Phi(Z)``.
+        Monte Carlo null, or the normal approximation ``p = 1 - Phi(Z)`` (Bonferroni
+        ``min(1, max_degree (1 - Phi(max Z)))`` when combining degrees).
     calibration_trials : int, default=200
         Monte Carlo null samples.
 
@@ -77,20 +81,31 @@ class HermiteMomentTest(Method):
     @dataclass
     class Params:
         degree: int = 0
+        max_degree: int = 0
         calibration: Literal["mc", "normal"] = "mc"
         calibration_trials: int = 200
 
         def __post_init__(self) -> None:
             if self.degree < 0:
                 raise ValueError(f"degree must be >= 0 (0 = oracle), got {self.degree}")
+            if self.max_degree < 0:
+                raise ValueError(f"max_degree must be >= 0 (0 = one degree), got {self.max_degree}")
             _check_trials(self.calibration_trials)
 
     def run(self, data: TestingData, params: HermiteMomentTest.Params, seed: int) -> TestOutput:
-        m = _oracle_degree(params.degree, data)
-        analytic = (lambda z: stats.norm.sf(z)) if params.calibration == "normal" else None
+        if params.max_degree:
+            degrees = list(range(1, params.max_degree + 1))
+        else:
+            degrees = [_oracle_degree(params.degree, data)]
+        analytic = None
+        if params.calibration == "normal":
+
+            def analytic(z):
+                return len(degrees) * stats.norm.sf(z)
+
         return apply_test(
             data,
-            lambda X, rng: st.hermite_z(X, m),
+            lambda X, rng: max(st.hermite_z(X, m) for m in degrees),
             seed,
             calibration_trials=params.calibration_trials,
             analytic_p=analytic,
