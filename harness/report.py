@@ -25,7 +25,17 @@ from harness.registry import Registry
 __all__ = ["mean_ci", "metric_columns", "summary_table", "write_report"]
 
 log = logging.getLogger(__name__)
-META = ("cell_hash", "run_id", "status", "reason", "task", "dataset", "method", "seed")
+META = (
+    "cell_hash",
+    "run_id",
+    "artifact_uri",
+    "status",
+    "reason",
+    "task",
+    "dataset",
+    "method",
+    "seed",
+)
 PARAM_PREFIXES = ("dataset.", "method.", "metric.")
 
 
@@ -107,12 +117,18 @@ class _LazyCurves(Mapping):
 
     def __init__(self, tracker: Any, results: pd.DataFrame) -> None:
         self._tracker = tracker
-        self._runs = dict(zip(results["cell_hash"], results["run_id"], strict=True))
+        self._runs = dict(
+            zip(
+                results["cell_hash"],
+                zip(results["run_id"], results["artifact_uri"], strict=True),
+                strict=True,
+            )
+        )
         self._cache: dict[str, dict[str, Curve]] = {}
 
     def __getitem__(self, cell_hash: str) -> dict[str, Curve]:
         if cell_hash not in self._cache:
-            self._cache[cell_hash] = self._tracker.curves(self._runs[cell_hash])
+            self._cache[cell_hash] = self._tracker.curves(*self._runs[cell_hash])
         return self._cache[cell_hash]
 
     def __iter__(self) -> Iterator[str]:
