@@ -221,7 +221,7 @@ def _summarise(
         rows = results[results["task"] == task] if not results.empty else results
         if rows.empty:
             continue
-        table = summary_table(rows)
+        table = summary_table(rows, registry)
         skipped = rows[rows["status"] == "skipped"]
         _print_frame(table, f"{task}: mean ± 95% CI over seeds")
         for reason, group in skipped.groupby("reason"):

@@ -143,6 +143,9 @@ class Dataset(Component):
     def describe(self, data: Any) -> dict[str, float | int | str]:
         """Derived facts about loaded data, logged as ``dataset.<key>`` params of the cell.
 
+        Summary tables tell configurations apart by ``Params`` fields only, so a fact may
+        vary with the seed (e.g. group proportions of a random split).
+
         Override to record what the suite did not set but a reader needs (matched
         moment degree, group proportions, ...). Default: nothing.
         """

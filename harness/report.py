@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from harness.components import Curve, Skip
+from harness.components import Curve, Skip, params_fields
 from harness.registry import Registry
 
 __all__ = ["mean_ci", "metric_columns", "summary_table", "write_report"]
@@ -69,11 +69,23 @@ def metric_columns(results: pd.DataFrame) -> list[str]:
     ]
 
 
-def _labels(results: pd.DataFrame, kind: str) -> pd.Series:
-    """``name(p=v, ...)`` with the params that vary among cells of the same name."""
+def _labels(results: pd.DataFrame, kind: str, registry: Registry | None) -> pd.Series:
+    """``name(p=v, ...)`` with the declared params that vary among cells of the same name.
+
+    Facts from ``Dataset.describe`` are logged as ``dataset.<key>`` params too, but may vary
+    with the seed; only fields of the component's ``Params`` (when the registry knows the
+    component) tell configurations apart.
+    """
     labels = results[kind].astype(str).copy()
     for name, group in results.groupby(kind):
-        cols = [c for c in group.columns if c.startswith(f"{kind}.") and group[c].nunique() > 1]
+        declared = _declared(registry, kind, str(group["task"].iloc[0]), str(name))
+        cols = [
+            c
+            for c in group.columns
+            if c.startswith(f"{kind}.")
+            and group[c].nunique() > 1
+            and (declared is None or c.split(".", 1)[1] in declared)
+        ]
         if cols:
             text = (
                 group[cols]
@@ -89,17 +101,25 @@ def _labels(results: pd.DataFrame, kind: str) -> pd.Series:
     return labels
 
 
-def summary_table(results: pd.DataFrame) -> pd.DataFrame:
+def _declared(registry: Registry | None, kind: str, task: str, name: str) -> set[str] | None:
+    entry = registry.entries[kind].get((task, name)) if registry is not None else None
+    return None if entry is None else set(params_fields(entry.cls.Params))
+
+
+def summary_table(results: pd.DataFrame, registry: Registry | None = None) -> pd.DataFrame:
     """Methods by metric for one task: ``"mean ± half-width"`` strings.
 
     :param results: rows of one task (see :meth:`harness.tracking.Tracker.results`).
+    :param registry: tells declared params from described facts in row labels.
     :returns: a DataFrame indexed by (dataset, method) labels, one column per metric plus
         ``seeds`` (the number of ok cells).
     """
     ok = results[results["status"] == "ok"]
     if ok.empty:
         return pd.DataFrame()
-    frame = ok.assign(_dataset=_labels(ok, "dataset"), _method=_labels(ok, "method"))
+    frame = ok.assign(
+        _dataset=_labels(ok, "dataset", registry), _method=_labels(ok, "method", registry)
+    )
     rows = {}
     for key, group in frame.groupby(["_dataset", "_method"], sort=False):
         row = {"seeds": str(len(group))}
@@ -169,7 +189,7 @@ def write_report(
         counts = rows["status"].value_counts().to_dict()
         md += [f"## {task}", "", f"Cells: {counts}", ""]
         body += [f"<h2>{html.escape(task)}</h2>", f"<p>Cells: {html.escape(str(counts))}</p>"]
-        table = summary_table(rows)
+        table = summary_table(rows, registry)
         if not table.empty:
             table.to_csv(out / f"{task}-summary.csv")
             md += ["Mean ± 95% CI over seeds.", "", _markdown(table), ""]

@@ -1,0 +1,37 @@
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from scipy import stats
+
+from harness.report import mean_ci, summary_table
+
+
+def _rows():
+    return pd.DataFrame({
+        "cell_hash": list("abcd"), "run_id": list("abcd"), "artifact_uri": [""] * 4,
+        "task": ["toy"] * 4, "dataset": ["noise"] * 4, "method": ["mean"] * 4,
+        "seed": ["0", "1", "0", "1"], "status": ["ok"] * 4,
+        "dataset.n": ["5", "5", "9", "9"],
+        "dataset.n_drawn": ["5", "6", "9", "10"],  # a described fact that varies by seed
+        "method.shift": ["0.0"] * 4,
+        "abs-error": [1.0, 3.0, 2.0, 2.0],
+    })  # fmt: skip
+
+
+def test_summary_groups_by_declared_params_not_described_facts(registry):
+    table = summary_table(_rows(), registry)
+    assert list(table.index) == [("noise(n=5)", "mean"), ("noise(n=9)", "mean")]
+    half = stats.t.ppf(0.975, 1) * 2**0.5 / 2**0.5  # sd of (1, 3) is sqrt(2), n = 2
+    assert table.loc[("noise(n=5)", "mean"), "abs-error"] == f"2 ± {half:.2g}"
+    assert table.loc[("noise(n=9)", "mean"), "seeds"] == "2"
+
+
+def test_failed_cells_are_left_out_of_the_summary(registry):
+    rows = _rows().assign(status=["ok", "failed", "ok", "ok"])
+    assert summary_table(rows, registry).loc[("noise(n=5)", "mean"), "seeds"] == "1"
+
+
+def test_mean_ci_ignores_nan_and_handles_one_value():
+    assert mean_ci([2.0, float("nan")])[0] == pytest.approx(2.0)
+    assert mean_ci([])[2] == 0
