@@ -9,7 +9,6 @@ in the driver process, which is the only MLflow writer.
 
 from __future__ import annotations
 
-import logging
 import multiprocessing
 import os
 import random
@@ -39,7 +38,6 @@ __all__ = [
     "seed_everything",
 ]
 
-log = logging.getLogger(__name__)
 
 
 @dataclass
