@@ -10,10 +10,11 @@ import time
 from collections.abc import Callable
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from harness_gmm_testing.data import TestingData, TestOutput
 
-__all__ = ["Statistic", "apply_test"]
+__all__ = ["Statistic", "apply_test", "single_threaded_blas"]
 
 Statistic = Callable[[np.ndarray, np.random.Generator], float]
 """``statistic(X, rng) -> float``: X of shape (n, d); larger means more evidence against H0;
@@ -57,7 +58,29 @@ def apply_test(
     Returns
     -------
     TestOutput
+
+    Notes
+    -----
+    BLAS runs single-threaded inside (:func:`single_threaded_blas`): the products here are
+    tall and thin (n x at most a few hundred), where extra threads gain little and, on a
+    shared machine, multi-threaded OpenBLAS slows them down ten-fold.
     """
+    with single_threaded_blas():
+        return _apply(data, statistic, seed, calibration_trials, analytic_p)
+
+
+def single_threaded_blas() -> threadpool_limits:
+    """Context manager limiting BLAS to one thread (threadpoolctl)."""
+    return threadpool_limits(1, user_api="blas")
+
+
+def _apply(
+    data: TestingData,
+    statistic: Statistic,
+    seed: int,
+    calibration_trials: int,
+    analytic_p: Callable[[float], float] | None,
+) -> TestOutput:
     start = time.perf_counter()
     null = None
     if analytic_p is None:
