@@ -39,7 +39,6 @@ __all__ = [
 ]
 
 
-
 @dataclass
 class CellResult:
     """What one cell produced, sent from a worker to the driver.
