@@ -16,7 +16,8 @@ import signal
 import sys
 import time
 import traceback
-from collections import deque
+import warnings
+from collections import Counter, deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
@@ -58,6 +59,8 @@ class CellResult:
         The full traceback of a failed cell ("" otherwise).
     described : dict[str, str]
         ``Dataset.describe(data)``, logged as ``dataset.<key>`` params.
+    warnings : list of str
+        Distinct warnings the cell raised, with counts (logged as ``warnings.txt``).
     seconds : dict[str, float]
         Wall time of ``load``, ``run`` and the metrics, in seconds.
     start_ms, end_ms : int
@@ -72,6 +75,7 @@ class CellResult:
     reason: str = ""
     error: str = ""
     described: dict[str, str] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
     start_ms: int = 0
     end_ms: int = 0
@@ -101,6 +105,18 @@ def execute_cell(cell: Cell, registry: Registry) -> CellResult:
     ``failed`` with its traceback; a ``Skip`` from a metric leaves that metric out.
     """
     result = CellResult(cell.cell_hash, "ok", start_ms=int(time.time() * 1000))
+    with warnings.catch_warnings(record=True) as caught:  # kept with the cell, not printed
+        warnings.simplefilter("always")
+        _execute(cell, registry, result)
+    counts = Counter(
+        f"{w.category.__name__}: {w.message} ({w.filename}:{w.lineno})" for w in caught
+    )
+    result.warnings = [f"{n} x {text}" for text, n in counts.items()]
+    result.end_ms = int(time.time() * 1000)
+    return result
+
+
+def _execute(cell: Cell, registry: Registry, result: CellResult) -> None:
     try:
         data = _load(cell, registry, result)
         method = registry.get("method", cell.task, cell.method).cls
@@ -124,8 +140,6 @@ def execute_cell(cell: Cell, registry: Registry) -> CellResult:
     except Exception as err:  # a failing cell is recorded and the suite goes on
         result.status, result.reason = "failed", f"{type(err).__name__}: {err}"
         result.error = traceback.format_exc()
-    result.end_ms = int(time.time() * 1000)
-    return result
 
 
 def _load(cell: Cell, registry: Registry, result: CellResult) -> Any:

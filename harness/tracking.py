@@ -3,9 +3,10 @@
 Layout (DESIGN.md): one experiment per suite name; one parent run per ``harness run``
 (tag ``harness.kind=suite``); one child run per cell (``harness.kind=cell``,
 ``mlflow.parentRunId``) with the cell's params, metrics (curves as step metrics, at most
-``CURVE_POINTS`` points, plus the full curve as ``curves/<metric>.csv``), status tags and, for a
-failed cell, ``error.txt``. Only the driver process writes; values go in ``log_batch``
-calls that respect MLflow's per-call limits.
+``CURVE_POINTS`` points, plus the full curve as ``curves/<metric>.csv``), status tags,
+``error.txt`` for a failed cell and ``warnings.txt`` for a cell that raised warnings. Only
+the driver process writes; values go in ``log_batch`` calls that respect MLflow's
+per-call limits.
 """
 
 from __future__ import annotations
@@ -182,6 +183,8 @@ class Tracker:
             self.client.log_text(run_id, _curve_csv(curve), f"curves/{name}.csv")
         if result.error:
             self.client.log_text(run_id, result.error, "error.txt")
+        if result.warnings:
+            self.client.log_text(run_id, "\n".join(result.warnings) + "\n", "warnings.txt")
         self.client.set_terminated(run_id, _RUN_STATUS[result.status], end_time=result.end_ms)
         return run_id
 

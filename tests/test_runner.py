@@ -105,3 +105,19 @@ def test_dask_executor_records_timeout(registry, write_suite):
     results = []
     DaskExecutor(registry, 1).run(cells, lambda c, r: results.append(r))
     assert [r.status for r in results] == ["timeout"]
+
+
+def test_warnings_are_kept_with_the_cell_not_printed(registry, write_suite, monkeypatch):
+    import warnings
+
+    import toy_plugin
+
+    def noisy_compute(self, data, output):
+        for _ in range(3):
+            warnings.warn("estimate is rough", UserWarning, stacklevel=1)
+        return abs(output)
+
+    monkeypatch.setattr(toy_plugin.AbsError, "compute", noisy_compute)
+    result = execute_cell(_cells(registry, write_suite)[0], registry)
+    assert result.status == "ok"
+    assert len(result.warnings) == 1 and result.warnings[0].startswith("3 x UserWarning: estimate")
