@@ -241,18 +241,23 @@ def _summarise(
     console.print(f"Open the UI with: harness ui --tracking-uri '{tracker.uri}'")
 
 
-def _print_frame(table: Any, title: str) -> None:
+def _print_frame(table: Any, title: str, per_table: int = 6) -> None:
+    """Print a summary table, ``per_table`` metric columns at a time (many metrics would
+    squeeze every column to a few characters)."""
     if table.empty:
         return
-    rich_table = Table(title=title)
-    for name in table.index.names:
-        rich_table.add_column(str(name), overflow="fold")
-    for col in table.columns:
-        rich_table.add_column(str(col), justify="right", overflow="fold")
-    for index, row in table.iterrows():
-        keys = index if isinstance(index, tuple) else (index,)
-        rich_table.add_row(*(str(k) for k in keys), *(str(v) for v in row))
-    console.print(rich_table)
+    metrics = [c for c in table.columns if c != "seeds"]
+    for start in range(0, max(len(metrics), 1), per_table):
+        chunk = ["seeds", *metrics[start : start + per_table]]
+        rich_table = Table(title=title if start == 0 else None)
+        for name in table.index.names:
+            rich_table.add_column(str(name), overflow="fold")
+        for col in chunk:
+            rich_table.add_column(str(col), justify="right", overflow="fold")
+        for index, row in table[chunk].iterrows():
+            keys = index if isinstance(index, tuple) else (index,)
+            rich_table.add_row(*(str(k) for k in keys), *(str(v) for v in row))
+        console.print(rich_table)
 
 
 # -- validate, list, report, ui --------------------------------------------------------------

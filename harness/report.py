@@ -123,7 +123,7 @@ def summary_table(results: pd.DataFrame, registry: Registry | None = None) -> pd
     rows = {}
     for key, group in frame.groupby(["_dataset", "_method"], sort=False):
         row = {"seeds": str(len(group))}
-        for metric in metric_columns(ok):
+        for metric in [m for m in metric_columns(ok) if ok[m].notna().any()]:
             mean, half, n = mean_ci(group[metric])
             row[metric] = "" if n == 0 else f"{mean:.4g}" + ("" if n < 2 else f" ± {half:.2g}")
         rows[key] = row
@@ -191,7 +191,7 @@ def write_report(
         body += [f"<h2>{html.escape(task)}</h2>", f"<p>Cells: {html.escape(str(counts))}</p>"]
         table = summary_table(rows, registry)
         if not table.empty:
-            table.to_csv(out / f"{task}-summary.csv")
+            table.to_csv(out / f"{task}-mean-ci.csv")
             md += ["Mean ± 95% CI over seeds.", "", _markdown(table), ""]
             body.append(table.to_html())
         curves = _LazyCurves(tracker, rows)

@@ -35,3 +35,8 @@ def test_failed_cells_are_left_out_of_the_summary(registry):
 def test_mean_ci_ignores_nan_and_handles_one_value():
     assert mean_ci([2.0, float("nan")])[0] == pytest.approx(2.0)
     assert mean_ci([])[2] == 0
+
+
+def test_metrics_of_other_tasks_are_left_out(registry):
+    rows = _rows().assign(**{"regret": float("nan")})  # a column from another task's cells
+    assert "regret" not in summary_table(rows, registry).columns
