@@ -62,6 +62,21 @@ def test_regret_vs_horizon_table_has_a_column_per_t_with_mean_and_ci():
     assert isinstance(out["regret-vs-horizon-plot"], matplotlib.figure.Figure)
 
 
+def test_regret_vs_horizon_plot_is_a_game_by_opponent_grid_of_bounded_width():
+    results, curves = _results()
+    other = results.assign(
+        dataset="kuhn-poker", cell_hash=results["cell_hash"] + "-k", **{"dataset.opponent": "fixed"}
+    )
+    frame = pd.concat([results, other], ignore_index=True)
+    fig = RegretVsHorizon().build(frame, curves)["regret-vs-horizon-plot"]
+    axes = fig.axes
+    assert len(axes) == 4  # 2 games x 2 opponents, one grid cell each
+    assert fig.get_size_inches()[0] * 110 <= 2000
+    assert axes[0].get_xscale() == "log" and "horizon T" in axes[-1].get_xlabel()
+    assert "payoff units" in axes[0].get_ylabel()
+    assert len(fig.legends) == 1 and not any(ax.get_legend() for ax in axes)
+
+
 def test_reports_ignore_failed_cells_and_other_tasks():
     results, curves = _results()
     results.loc[0, "status"] = "failed"

@@ -6,6 +6,7 @@ growing like sqrt T for EXP3); shared/papers/bandit-safe-regret.md §4-6.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping
 
 import matplotlib
@@ -173,16 +174,75 @@ class RegretVsHorizon(Report):
 
     @staticmethod
     def _plot(stats_frame: pd.DataFrame):
-        panels = stats_frame.groupby(["dataset", "dataset.opponent"])
-        fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.6), squeeze=False)
-        for ax, ((dataset, opponent), group) in zip(axes[0], panels, strict=True):
-            for label, rows in group.groupby("label"):
-                ax.errorbar(rows["T"], rows["mean"], yerr=rows["ci95"], marker="o", label=label)
+        """Grid of panels: one row per game, one column per opponent, one line per method.
+
+        The y axis is symmetric-log (linear within ±1 payoff unit) since regret spans from
+        below 1 (phased aggression) to ~1e5 (EXP3 against a fixed opponent); points of one T are
+        dodged a little along the log T axis so that equal values stay visible.
+        """
+        datasets = sorted(stats_frame["dataset"].unique())
+        opponents = sorted(stats_frame["dataset.opponent"].unique())
+        labels = sorted(stats_frame["label"].unique())
+        colours = {label: f"C{i % 10}" for i, label in enumerate(labels)}
+        markers = dict(zip(labels, "osD^vP<>Xph*", strict=False))
+        horizons = sorted(stats_frame["T"].unique())
+        nrows, ncols = len(datasets), len(opponents)
+        width = min(3.0, 17.0 / ncols)
+        legend_rows = -(-len(labels) // 4)
+        fig, axes = plt.subplots(
+            nrows,
+            ncols,
+            figsize=(width * ncols + 0.6, 2.3 * nrows + 0.9 + 0.25 * legend_rows),
+            sharex=True,
+            squeeze=False,
+        )
+        groups = dict(list(stats_frame.groupby(["dataset", "dataset.opponent"])))
+        for (i, dataset), (j, opponent) in itertools.product(
+            enumerate(datasets), enumerate(opponents)
+        ):
+            ax = axes[i, j]
+            group = groups.get((dataset, opponent))
+            if group is None:
+                ax.text(0.5, 0.5, "no cells", ha="center", va="center", transform=ax.transAxes)
+            else:
+                present = sorted(group["label"].unique())
+                for k, (label, rows) in enumerate(group.groupby("label")):
+                    dodge = 10 ** (0.04 * (k - (len(present) - 1) / 2))
+                    ax.errorbar(
+                        rows["T"] * dodge,
+                        rows["mean"],
+                        yerr=rows["ci95"],
+                        marker=markers.get(label, "o"),
+                        ms=4,
+                        lw=1.2,
+                        capsize=2,
+                        color=colours[label],
+                        label=label,
+                    )
             ax.set_xscale("log")
-            ax.set_xlabel("horizon T (rounds)")
-            ax.set_ylabel(r"regret to $\mu_c$ at T (payoff units)")
-            ax.set_title(f"{dataset} vs {opponent}")
+            ax.set_yscale("symlog", linthresh=1.0)
+            low, high = ax.get_ylim()
+            ax.set_ylim(min(low, -1.5), max(high, 1.5))
             ax.axhline(0.0, color="0.6", lw=0.8)
-        axes[0][-1].legend(fontsize=7)
-        fig.tight_layout()
+            ax.tick_params(labelsize=7)
+            if i == 0:
+                ax.set_title(f"opponent: {opponent}", fontsize=9)
+            if j == 0:
+                ax.set_ylabel(f"{dataset}\nregret (payoff units)", fontsize=8)
+            if i == nrows - 1:
+                ax.set_xlabel("horizon T (rounds, log)", fontsize=8)
+        if len(horizons) > 1:
+            axes[0, 0].set_xlim(horizons[0] / 2, horizons[-1] * 2)
+        else:
+            axes[0, 0].set_xlim(horizons[0] / 3, horizons[0] * 3)
+        handles = [
+            plt.Line2D([], [], color=colours[label], marker=markers.get(label, "o"), ms=5)
+            for label in labels
+        ]
+        fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 4), fontsize=8)
+        fig.suptitle(
+            r"Regret to the comparator $\mu_c$ at horizon T (payoff units; log T, symlog y):"
+            " mean and 95% CI over seeds; rows: game, columns: opponent"
+        )
+        fig.tight_layout(rect=(0, (0.3 + 0.22 * legend_rows) / fig.get_figheight(), 1, 1))
         return fig
