@@ -61,6 +61,8 @@ def test_report_builds_claim_table_and_labelled_scatter():
     assert bool(out["claim"]["margins win"].iloc[0])
     ax = out["scatter"].axes[0]
     assert "gap" in ax.get_ylabel() and ax.get_xlabel()
+    rows = {round(a.get_position().y0, 3) for a in out["scatter"].axes if a.axison}
+    assert len(rows) > 1  # a grid, not a single row of panels
 
 
 def test_report_ignores_failed_cells():

@@ -131,20 +131,39 @@ def _claim(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def _scatter(df: pd.DataFrame) -> plt.Figure:
+    """One panel per measure against the gap, in a grid of at most four columns.
+
+    A spare grid cell holds the legend; without one the legend goes below the grid.
+    """
     labels = [k for k, v in MEASURES.items() if v[0] in df]
-    fig, axes = plt.subplots(1, max(len(labels), 1), figsize=(3.2 * max(len(labels), 1), 3.2))
-    axes = np.atleast_1d(axes)
+    n = max(len(labels), 1)
+    ncols = min(4, n)
+    nrows = -(-n // ncols)
+    fig, axes = plt.subplots(
+        nrows, ncols, figsize=(3.4 * ncols, 3.0 * nrows), sharey=True, squeeze=False
+    )
     levels = sorted(df["noise"].unique())
     colours = plt.cm.viridis(np.linspace(0, 0.9, max(len(levels), 1)))
-    for ax, label in zip(axes, labels, strict=False):
+    for ax, label in zip(axes.flat, labels, strict=False):
         for colour, r in zip(colours, levels, strict=True):
             sub = df[df["noise"] == r]
             ax.scatter(sub[MEASURES[label][0]], sub[GAP], s=12, color=colour, label=f"r = {r:g}")
         ax.set_xlabel(MEASURES[label][2], fontsize=8)
         ax.set_title(label)
-    axes[0].set_ylabel("generalisation gap (train − test accuracy)")
-    axes[0].legend(title="label noise", fontsize=7)
-    fig.tight_layout()
+    for row in axes:
+        row[0].set_ylabel("generalisation gap\n(train − test accuracy)")
+    spare = list(axes.flat)[len(labels) :]
+    for ax in spare:
+        ax.set_axis_off()
+    handles, names = axes[0, 0].get_legend_handles_labels()
+    if spare:
+        spare[0].legend(handles, names, title="label noise", loc="center", fontsize=8)
+        fig.tight_layout()
+    else:
+        fig.legend(
+            handles, names, title="label noise", loc="lower center", ncol=len(names), fontsize=8
+        )
+        fig.tight_layout(rect=(0, 0.1, 1, 1))
     return fig
 
 
