@@ -56,7 +56,12 @@ def test_accuracy_by_method_pivots_means():
     table = out["accuracy-by-method"]
     assert list(table["oracle"]) == [0.8, 0.8]
     assert "emulated-estimator" not in table.columns
-    assert isinstance(out["accuracy-by-method-plot"], Figure)
+    fig = out["accuracy-by-method-plot"]
+    assert isinstance(fig, Figure)
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["noisy 0.3"]
+    assert all(t.get_rotation() == 0 for t in ax.get_xticklabels())
+    assert ax.get_legend() is None and len(fig.legends) == 1
 
 
 def test_reports_are_empty_without_cells():

@@ -126,20 +126,34 @@ class AccuracyByMethod(Report):
 
 
 def _bars(rows: pd.DataFrame, keys: list[str]) -> plt.Figure:
+    """One panel per dataset, bars per (weak kind, rate) group; one shared legend below."""
     rows = rows.assign(accuracy=rows["accuracy"].astype(float))
     datasets = sorted(rows["dataset"].unique())
-    fig, axes = plt.subplots(len(datasets), 1, figsize=(10, 3.2 * len(datasets)), squeeze=False)
+    methods = sorted(rows["method"].astype(str).unique())
+    colours = [f"C{i % 10}" for i in range(len(methods))]
+    fig, axes = plt.subplots(len(datasets), 1, figsize=(10, 2.6 * len(datasets)), squeeze=False)
     for ax, dataset in zip(axes[:, 0], datasets, strict=True):
-        mean = rows[rows["dataset"] == dataset].pivot_table(
-            index=keys[1:], columns="method", values="accuracy", aggfunc="mean"
+        mean = (
+            rows[rows["dataset"] == dataset]
+            .pivot_table(index=keys[1:], columns="method", values="accuracy", aggfunc="mean")
+            .reindex(columns=methods)
         )
-        mean.plot.bar(ax=ax, width=0.85, legend=ax is axes[0, 0])
+        mean.plot.bar(ax=ax, width=0.85, color=colours, legend=False, rot=0)
+        ax.set_xticklabels([_group_label(key) for key in mean.index], fontsize=9)
         low = np.nanmin(mean.to_numpy())
         ax.set_ylim(max(0.0, low - 0.05), min(1.0, np.nanmax(mean.to_numpy()) + 0.02))
         ax.set_title(f"{dataset}: test accuracy (mean over seeds)")
         ax.set_xlabel("weak kind, rate")
         ax.set_ylabel("test accuracy")
-    if len(axes):
-        axes[0, 0].legend(fontsize=7, ncol=4, loc="lower left")
-    fig.tight_layout()
+    handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in colours]
+    ncol = min(len(methods), 5)
+    nrows = -(-len(methods) // ncol) if methods else 1
+    fig.legend(handles, methods, loc="lower center", ncol=ncol, fontsize=8, title="method")
+    fig.tight_layout(rect=(0, (0.35 + 0.2 * nrows) / fig.get_figheight(), 1, 1))
     return fig
+
+
+def _group_label(key: object) -> str:
+    """``("noisy", 0.3)`` -> ``"noisy 0.3"``."""
+    parts = key if isinstance(key, tuple) else (key,)
+    return " ".join(f"{p:g}" if isinstance(p, float) else str(p) for p in parts)
