@@ -20,7 +20,7 @@ install: $(STAMP)
 run: install  ## every paper plugin on its real and synthetic data, tracked in mlflow/
 	$(BIN)/harness run suites/all.yaml -j $(JOBS)
 
-smoke: install  ## each plugin's smallest meaningful configuration (about 2 minutes)
+smoke: install  ## each plugin's smallest meaningful configuration (well under 2 minutes)
 	$(BIN)/harness run suites/smoke.yaml -j $(JOBS)
 
 test: install lint  ## the whole test suite (core and plugins); pytest's "no tests" is not a failure

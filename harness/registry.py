@@ -71,9 +71,15 @@ class Registry:
         :raises SuiteError: naming the task, the place ``where`` and the known names.
         """
         if task not in self.tasks():
+            blocked = disabled_plugins()
+            hint = (
+                f" (HARNESS_DISABLE_PLUGINS blocks: {', '.join(sorted(blocked))})"
+                if blocked
+                else ""
+            )
             raise SuiteError(
                 f"Unknown task '{task}'{_at(where)}. Known: {', '.join(self.tasks()) or '(none)'}."
-                " Is its plugin installed? See 'harness list'."
+                f" Is its plugin installed{hint}? See 'harness list'."
             )
         try:
             return self.entries[kind][(task, name)]

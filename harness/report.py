@@ -186,7 +186,7 @@ def write_report(
     problems = []
     for task in sorted(results["task"].dropna().unique()):
         rows = results[results["task"] == task].reset_index(drop=True)
-        counts = rows["status"].value_counts().to_dict()
+        counts = ", ".join(f"{n} {status}" for status, n in rows["status"].value_counts().items())
         md += [f"## {task}", "", f"Cells: {counts}", ""]
         body += [f"<h2>{html.escape(task)}</h2>", f"<p>Cells: {html.escape(str(counts))}</p>"]
         table = summary_table(rows, registry)

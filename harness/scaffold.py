@@ -48,7 +48,6 @@ The paper, what the suite shows, and measured results go here.
 """Hook implementations of the '{task}' plugin: they only return classes."""
 
 from harness import hookimpl
-
 from {module}.datasets import GaussianMean
 from {module}.methods import PredictMean
 from {module}.metrics import SquaredError

@@ -258,6 +258,12 @@ def _expand(path, spec, registry, stack, problems, cells, expanded_runs) -> None
         timeout = None
     for i, run in enumerate(spec.runs):
         where = f"runs[{i}]"
+        if run.task not in registry.tasks():  # name the task, not its first dataset
+            try:
+                registry.get("dataset", run.task, "", where=f"{path}: {where}.task")
+            except SuiteError as err:
+                problems.append(str(err))
+            continue
         try:
             datasets = _configs(
                 path, f"{where}.datasets", "dataset", run.task, run.datasets, registry, problems

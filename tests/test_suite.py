@@ -84,7 +84,7 @@ def test_include_cycle_is_an_error(registry, write_suite):
             "[abs-error, other-metric]",
             r"Unknown metric 'other-metric' for task 'toy'.*metrics\[1\].*Known: abs-error",
         ),
-        ("task: toy", "task: toi", r"Unknown task 'toi'.*Known: other, toy"),
+        ("task: toy", "task: toi", r"Unknown task 'toi' \(.*runs\[0\]\.task\).*Known: other, toy"),
         ("grid: {n: [3, 4, 5]}", "grid: {n: [3, 0]}", r"runs\[0\].datasets\[1\].*n must be >= 1"),
         ("timeout: 2m", "timeout: soon", r"timeout: expected a duration"),
         ("seeds: [0, 1]", "seeds: [0, 1]\ncolour: red", r"suite.yaml: colour: unknown key"),
@@ -116,3 +116,9 @@ def test_missing_include_names_the_including_file(registry, write_suite):
 )
 def test_parse_duration(text, seconds):
     assert parse_duration(text) == pytest.approx(seconds)
+
+
+def test_unknown_task_mentions_disabled_plugins(registry, write_suite, monkeypatch):
+    monkeypatch.setenv("HARNESS_DISABLE_PLUGINS", "fair-regression")
+    with pytest.raises(SuiteError, match=r"HARNESS_DISABLE_PLUGINS blocks: fair-regression"):
+        load_suite(write_suite(BASE.replace("task: toy", "task: fair-regression")), registry)
