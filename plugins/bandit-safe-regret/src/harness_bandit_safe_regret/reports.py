@@ -100,7 +100,8 @@ class RegretCurves(Report):
             fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 4), fontsize=8)
             n = group.groupby(["dataset.opponent", "label"]).size()
             fig.suptitle(
-                f"{dataset}, T = {T}: mean and 95% CI over seeds (n = {n.min()}-{n.max()})"
+                f"{dataset}, T = {T}: mean and 95% CI over "
+                + (f"{n.min()} seeds" if n.min() == n.max() else f"{n.min()}-{n.max()} seeds")
             )
             fig.tight_layout(rect=(0, 0.08, 1, 1))
             out[f"regret-curves-{dataset}-T{T}"] = fig
