@@ -215,6 +215,7 @@ def _summarise(
     elapsed: float,
 ) -> None:
     from harness.report import summary_table, write_report
+    from harness.tracking import ui_path
 
     results = tracker.results(outcome.experiment_id, {c.cell_hash for c in spec.cells})
     for task in spec.tasks():
@@ -238,7 +239,10 @@ def _summarise(
         tracker.log_folder(outcome.parent_run_id, out, "report")
         console.print(f"Report: {out}/report.html")
     console.print(f"Wall time {elapsed:.1f} s. Tracking URI: {tracker.uri}")
-    console.print(f"Open the UI with: harness ui --tracking-uri '{tracker.uri}'")
+    console.print(
+        f"Open the UI with: harness ui --tracking-uri '{tracker.uri}', then"
+        f" http://127.0.0.1:5000{ui_path(outcome.experiment_id)}"
+    )
 
 
 def _print_frame(table: Any, title: str, per_table: int = 6) -> None:
@@ -353,7 +357,10 @@ def ui(tracking_uri: str | None, port: int, host: str) -> None:
 
     uri = resolve_uri(tracking_uri)
     mlflow = shutil.which("mlflow") or os.path.join(os.path.dirname(sys.executable), "mlflow")
-    console.print(f"MLflow UI on http://{host}:{port} for {uri} (Ctrl-C stops it)")
+    console.print(
+        f"MLflow UI on http://{host}:{port}/#/experiments?workflowType=machine_learning"
+        f" for {uri} (Ctrl-C stops it)"
+    )
     os.execv(
         mlflow, [mlflow, "ui", "--backend-store-uri", uri, "--host", host, "--port", str(port)]
     )

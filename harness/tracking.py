@@ -31,7 +31,7 @@ from harness.components import Curve
 from harness.runner import CellResult
 from harness.suite import Cell, Suite
 
-__all__ = ["DEFAULT_URI", "Tracker", "resolve_uri"]
+__all__ = ["DEFAULT_URI", "Tracker", "resolve_uri", "ui_path"]
 
 DEFAULT_URI = "sqlite:///mlflow/mlflow.db"
 _MAX_PARAMS, _MAX_ENTITIES = 100, 1000  # mlflow.utils.validation batch limits
@@ -51,6 +51,15 @@ def resolve_uri(uri: str | None = None) -> str:
 
 def _sqlite_path(uri: str) -> Path | None:
     return Path(uri.removeprefix("sqlite:///")) if uri.startswith("sqlite:///") else None
+
+
+def ui_path(experiment_id: str) -> str:
+    """The MLflow UI page (after the host) listing an experiment's runs grouped by parent.
+
+    ``workflowType=machine_learning`` selects MLflow 3's model-training views (runs table,
+    group by, parallel coordinates) instead of its default GenAI overview.
+    """
+    return f"/#/experiments/{experiment_id}?workflowType=machine_learning"
 
 
 def git_commit() -> str | None:
@@ -118,7 +127,9 @@ class Tracker:
         if not create:
             return None
         location = f"{self.artifact_root}/{name}" if self.artifact_root else None
-        return self.client.create_experiment(name, artifact_location=location)
+        # MLflow 3's UI shows GenAI pages unless an experiment says it holds model runs.
+        tags = {"mlflow.experimentKind": "custom_model_development"}
+        return self.client.create_experiment(name, artifact_location=location, tags=tags)
 
     def start_suite(self, experiment_id: str, suite: Suite, settings: Mapping[str, Any]) -> str:
         """Create the parent run of one ``harness run`` and log the expanded suite."""

@@ -15,7 +15,7 @@ import pytest
 
 from harness.runner import run_suite
 from harness.suite import load_suite
-from harness.tracking import Tracker
+from harness.tracking import Tracker, ui_path
 
 SUITE = """
 name: ui-toy
@@ -131,7 +131,7 @@ def test_ui_experiment_page_renders_in_headless_chromium(server, tmp_path):
         "--window-size=1400,900",
         "--virtual-time-budget=20000",
     ]
-    page = f"{base}/#/experiments/{outcome.experiment_id}"
+    page = base + ui_path(outcome.experiment_id)
     shot = tmp_path / "experiment.png"
     subprocess.run(
         [chromium, *flags, f"--screenshot={shot}", page],
@@ -147,4 +147,5 @@ def test_ui_experiment_page_renders_in_headless_chromium(server, tmp_path):
         timeout=120,
         check=False,
     ).stdout
-    assert "ui-toy" in dom
+    parent = _api(base, f"runs/get?run_id={outcome.parent_run_id}")["run"]["info"]["run_name"]
+    assert parent in dom  # the runs table (not the GenAI overview) lists the suite's parent run
