@@ -425,9 +425,9 @@ def run_suite(
     experiment = tracker.experiment_id(suite.name, create=True)
     done = set() if force else tracker.finished_hashes(experiment)
     todo = [c for c in cells if c.cell_hash not in done]
-    parent = tracker.start_suite(experiment, suite, dict(settings or {}, force=force))
-    outcome = SuiteOutcome(experiment, parent)
     commit = git_commit()
+    parent = tracker.start_suite(experiment, suite, dict(settings or {}, force=force), commit)
+    outcome = SuiteOutcome(experiment, parent)
     if on_start:
         on_start(len(cells), len(todo))
 

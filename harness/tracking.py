@@ -131,10 +131,19 @@ class Tracker:
         tags = {"mlflow.experimentKind": "custom_model_development"}
         return self.client.create_experiment(name, artifact_location=location, tags=tags)
 
-    def start_suite(self, experiment_id: str, suite: Suite, settings: Mapping[str, Any]) -> str:
-        """Create the parent run of one ``harness run`` and log the expanded suite."""
+    def start_suite(
+        self,
+        experiment_id: str,
+        suite: Suite,
+        settings: Mapping[str, Any],
+        commit: str | None = None,
+    ) -> str:
+        """Create the parent run of one ``harness run`` and log the expanded suite.
+
+        :param commit: the git commit of the code, tagged ``mlflow.source.git.commit``.
+        """
         tags = {"harness.kind": "suite", "harness.suite_file": str(suite.path)}
-        if commit := git_commit():
+        if commit:
             tags["mlflow.source.git.commit"] = commit
         run = self.client.create_run(
             experiment_id, tags=tags, run_name=time.strftime(f"{suite.name}-%Y%m%d-%H%M%S")
