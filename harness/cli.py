@@ -7,6 +7,7 @@ Exit codes: 0 every cell ok or skipped; 1 some cells failed or timed out; 2 bad 
 
 from __future__ import annotations
 
+import inspect
 import os
 import shutil
 import sys
@@ -290,7 +291,7 @@ def list_() -> None:
     console.print(plugins)
     for task in registry.tasks():
         table = Table(title=f"task: {task}")
-        for col in ("kind", "name", "plugin", "params (defaults)"):
+        for col in ("kind", "name", "plugin", "what it is", "params (defaults)"):
             table.add_column(col, overflow="fold")
         for kind, entries in registry.entries.items():
             for (t, name), entry in sorted(entries.items()):
@@ -298,7 +299,8 @@ def list_() -> None:
                     continue
                 fields = params_fields(entry.cls.Params)
                 params = ", ".join(f"{k}={d!r}" for k, (_, d) in fields.items())
-                table.add_row(kind, name, entry.plugin, params)
+                summary = (inspect.getdoc(entry.cls) or "").split("\n", 1)[0]
+                table.add_row(kind, name, entry.plugin, summary, params)
         console.print(table)
 
 
