@@ -18,16 +18,15 @@ import math
 
 import numpy as np
 
-from harness_bandit_safe_regret.data import GameData
-from harness_bandit_safe_regret.learners import make_learner
+from harness_bandit_safe_regret.data import GameData, seat_rounds
+from harness_bandit_safe_regret.learners import exp3_estimate, make_learner
 
-__all__ = ["ABProd", "Comparator", "PhasedAggression", "seat_rounds"]
+__all__ = ["ABProd", "Comparator", "PhasedAggression"]
 
 
-def seat_rounds(data: GameData) -> list[int]:
-    """Number of rounds played in each seat over the horizon (at least 1 each)."""
-    n = data.game.n_seats
-    return [max(1, len(range(s, data.T, n))) for s in range(n)]
+def _hedge_eta(n_actions: int, n_rounds: int) -> float:
+    """Hedge's learning rate sqrt(8 ln K / T) for K actions over T rounds (loss units)."""
+    return math.sqrt(8.0 * math.log(n_actions) / n_rounds)
 
 
 def _log_n_strategies(data: GameData) -> float:
@@ -106,7 +105,6 @@ class PhasedAggression:
             self.R = c0 * math.sqrt(data.T * log_k / 2.0)
         else:
             self.R = c0 * math.sqrt(data.T * log_k / data.delta)
-        self.phased = phased
         self.k = 1
         self.alpha = min(1.0, 1.0 / self.R) if phased else 1.0
         self.switches: list[int] = []
@@ -115,7 +113,7 @@ class PhasedAggression:
 
     def _eta(self, learner: str, k: int, n: int, mu: np.ndarray, phased: bool) -> float:
         if self.full or learner == "hedge":
-            return math.sqrt(8.0 * math.log(k) / n)
+            return _hedge_eta(k, n)
         inverse_delta = 1.0 / mu.min() if phased else float(k)
         return math.sqrt(2.0 * math.log(k) / (inverse_delta * n))
 
@@ -146,7 +144,7 @@ class PhasedAggression:
             loss = (1.0 - payoff) * 0.5
             prob = float(self._p[action])
             learner.update_bandit(action, loss, prob)
-            estimate = loss / prob
+            estimate = exp3_estimate(loss, prob)
             self._Sc += self._mu[seat][action] * estimate
             S[action] += estimate
         if self.alpha < 1.0:
@@ -177,7 +175,7 @@ class ABProd:
         self.mu = [np.asarray(x, dtype=float) for x in data.comparator]
         rounds = seat_rounds(data)
         self.learners = [
-            make_learner("hedge", len(s.actions), math.sqrt(8.0 * math.log(len(s.actions)) / n))
+            make_learner("hedge", len(s.actions), _hedge_eta(len(s.actions), n))
             for s, n in zip(data.game.seats, rounds, strict=True)
         ]
         self._losses = _loss_columns(data)

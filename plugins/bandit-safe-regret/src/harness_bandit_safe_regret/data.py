@@ -16,19 +16,16 @@ Conventions (all arrays are numpy):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal, get_args
 
 import numpy as np
 
-__all__ = ["Game", "GameData", "PlayOutput", "Seat"]
+__all__ = ["Game", "GameData", "Opponent", "PlayOutput", "Seat", "seat_rounds"]
 
-OPPONENTS = (
-    "minimax",
-    "fixed",
-    "best-response",
-    "fictitious-play",
-    "no-regret",
-    "bait-and-switch",
-)
+Opponent = Literal[
+    "minimax", "fixed", "best-response", "fictitious-play", "no-regret", "bait-and-switch"
+]
+OPPONENTS = get_args(Opponent)
 
 
 @dataclass(frozen=True)
@@ -163,6 +160,12 @@ class GameData:
     def delta(self) -> float:
         """Smallest comparator probability over seats and actions, delta = min mu_c(a)."""
         return float(min(x.min() for x in self.comparator))
+
+
+def seat_rounds(data: GameData) -> list[int]:
+    """Number of rounds played in each seat over the horizon (at least 1 each)."""
+    n = data.game.n_seats
+    return [max(1, len(range(s, data.T, n))) for s in range(n)]
 
 
 @dataclass(frozen=True)

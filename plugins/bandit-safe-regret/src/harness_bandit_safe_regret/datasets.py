@@ -12,7 +12,7 @@ import numpy as np
 
 from harness import Dataset
 from harness_bandit_safe_regret import games
-from harness_bandit_safe_regret.data import Game, GameData, Seat
+from harness_bandit_safe_regret.data import Game, GameData, Opponent, Seat
 
 __all__ = [
     "KuhnPoker",
@@ -22,10 +22,6 @@ __all__ = [
     "Rpsls",
     "WeightedRps",
     "build_data",
-]
-
-Opponent = Literal[
-    "minimax", "fixed", "best-response", "fictitious-play", "no-regret", "bait-and-switch"
 ]
 
 

@@ -62,7 +62,7 @@ class Exp3:
 
     def update_bandit(self, action: int, loss: float, prob: float) -> float:
         """Update on the played action's loss; returns the loss estimate used."""
-        estimate = loss / (prob + self.gamma)
+        estimate = exp3_estimate(loss, prob, self.gamma)
         self._w[action] *= math.exp(-self.eta * estimate)
         total = self._w.sum()
         if total < 1e-150:
@@ -125,7 +125,7 @@ class TsallisInf:
 
     def update_bandit(self, action: int, loss: float, prob: float) -> float:
         """Update on the played action's loss; returns the loss estimate used."""
-        estimate = loss / prob
+        estimate = exp3_estimate(loss, prob)
         self._L[action] += estimate
         self._solve()
         return estimate

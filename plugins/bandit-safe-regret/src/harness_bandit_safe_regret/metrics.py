@@ -38,6 +38,16 @@ def thin_curve(values: np.ndarray, max_points: int) -> Curve:
     return Curve(values[index], steps=index + 1)
 
 
+def _alice_payoffs(output: PlayOutput, values: str) -> np.ndarray:
+    """Alice's per-round payoffs, expected V(p_t, nu_t) or realised, shape (T,)."""
+    return output.expected_payoff if values == "expected" else output.realised_payoff
+
+
+def _regret_value(regret: np.ndarray, params: RegretParams) -> Curve | float:
+    """The regret curve (thinned to ``params.max_points``) or, without a curve, its final value."""
+    return thin_curve(regret, params.max_points) if params.curve else float(regret[-1])
+
+
 @dataclass
 class RegretParams:
     """Which per-round values a regret uses and how its curve is returned."""
@@ -83,14 +93,13 @@ class RegretVsComparator(Metric):
     Params = RegretParams
 
     def compute(self, data: GameData, output: PlayOutput) -> Curve | float:
-        if self.params.values == "expected":
-            gaps = output.comparator_payoff - output.expected_payoff
-        else:
-            gaps = output.comparator_realised - output.realised_payoff
-        regret = np.cumsum(gaps)
-        return (
-            thin_curve(regret, self.params.max_points) if self.params.curve else float(regret[-1])
+        comparator = (
+            output.comparator_payoff
+            if self.params.values == "expected"
+            else output.comparator_realised
         )
+        gaps = comparator - _alice_payoffs(output, self.params.values)
+        return _regret_value(np.cumsum(gaps), self.params)
 
 
 class RegretVsBest(Metric):
@@ -122,13 +131,13 @@ class RegretVsBest(Metric):
     Params = RegretParams
 
     def compute(self, data: GameData, output: PlayOutput) -> Curve | float:
-        if self.params.values == "expected":
-            regret = output.best_cumulative - np.cumsum(output.expected_payoff)
-        else:
-            regret = output.best_cumulative_realised - np.cumsum(output.realised_payoff)
-        return (
-            thin_curve(regret, self.params.max_points) if self.params.curve else float(regret[-1])
+        best = (
+            output.best_cumulative
+            if self.params.values == "expected"
+            else output.best_cumulative_realised
         )
+        regret = best - np.cumsum(_alice_payoffs(output, self.params.values))
+        return _regret_value(regret, self.params)
 
 
 @dataclass
@@ -160,10 +169,7 @@ class CumulativePayoff(Metric):
     Params = ValuesParams
 
     def compute(self, data: GameData, output: PlayOutput) -> float:
-        payoffs = (
-            output.expected_payoff if self.params.values == "expected" else output.realised_payoff
-        )
-        return float(payoffs.sum())
+        return float(_alice_payoffs(output, self.params.values).sum())
 
 
 class MaxPrefixLoss(Metric):
@@ -188,9 +194,7 @@ class MaxPrefixLoss(Metric):
     Params = ValuesParams
 
     def compute(self, data: GameData, output: PlayOutput) -> float:
-        payoffs = (
-            output.expected_payoff if self.params.values == "expected" else output.realised_payoff
-        )
+        payoffs = _alice_payoffs(output, self.params.values)
         return float(max(0.0, -np.cumsum(payoffs).min()))
 
 

@@ -17,7 +17,7 @@ from itertools import accumulate
 
 import numpy as np
 
-from harness_bandit_safe_regret.data import GameData
+from harness_bandit_safe_regret.data import GameData, seat_rounds
 
 __all__ = ["make_opponent", "sample"]
 
@@ -70,11 +70,9 @@ class _NoRegret:
     """EXP3 for Bob on his loss (1 + Alice's payoff) / 2, eta = sqrt(2 ln M / (M T_seat))."""
 
     def __init__(self, data: GameData) -> None:
-        n = data.game.n_seats
         self.logw, self.nu, self.eta = [], [], []
-        for s, seat in enumerate(data.game.seats):
+        for seat, rounds in zip(data.game.seats, seat_rounds(data), strict=True):
             m = len(seat.opponent_actions)
-            rounds = max(1, len(range(s, data.T, n)))
             self.logw.append(np.zeros(m))
             self.nu.append(np.full(m, 1.0 / m))
             self.eta.append(math.sqrt(2.0 * math.log(m) / (m * rounds)))
