@@ -37,13 +37,22 @@ def add_label_noise(y: np.ndarray, r: float, n_classes: int, rng: np.random.Gene
     return y
 
 
-def _check_common(n_qubits: int, n_train: int, n_test: int, noise: float) -> None:
-    if n_qubits < 4:
-        raise ValueError(f"n_qubits must be >= 4, got {n_qubits}")
-    if n_train < 2 or n_test < 2:
-        raise ValueError(f"n_train and n_test must be >= 2, got {n_train}, {n_test}")
-    if not 0.0 <= noise <= 1.0:
-        raise ValueError(f"noise (label-noise fraction r) must be in [0, 1], got {noise}")
+@dataclass
+class _SplitParams:
+    """Fields and validation shared by every dataset's ``Params``."""
+
+    n_qubits: int = 8
+    n_train: int = 20
+    n_test: int = 200
+    noise: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.n_qubits < 4:
+            raise ValueError(f"n_qubits must be >= 4, got {self.n_qubits}")
+        if self.n_train < 2 or self.n_test < 2:
+            raise ValueError(f"n_train and n_test must be >= 2, got {self.n_train}, {self.n_test}")
+        if not 0.0 <= self.noise <= 1.0:
+            raise ValueError(f"noise (label-noise fraction r) must be in [0, 1], got {self.noise}")
 
 
 def _sample_cluster(n: int, n_classes: int, rng: np.random.Generator):
@@ -68,23 +77,32 @@ def _sample_tfim(n: int, rng: np.random.Generator):
     return arr, (arr[:, 0] < 0).astype(np.int64)  # 0 = ferromagnet (J > 0), 1 = AFM
 
 
+def _noisy_data(params, seed: int, x, y, couplings, n_classes: int, encoding) -> QMLData:
+    """QMLData from (train, test) pairs of x, clean y and couplings, with label noise drawn
+    from ``[seed, 1]`` (train first, then test)."""
+    noise_rng = np.random.default_rng([seed, 1])
+    return QMLData(
+        x_train=x[0],
+        y_train=add_label_noise(y[0], params.noise, n_classes, noise_rng),
+        x_test=x[1],
+        y_test=add_label_noise(y[1], params.noise, n_classes, noise_rng),
+        y_train_clean=y[0],
+        y_test_clean=y[1],
+        couplings_train=couplings[0],
+        couplings_test=couplings[1],
+        n_qubits=params.n_qubits,
+        n_classes=n_classes,
+        encoding=encoding,
+        noise=params.noise,
+    )
+
+
 def _phase_data(model, sampler, params, n_classes: int, seed: int) -> QMLData:
     train_c, train_y = sampler(params.n_train, np.random.default_rng(seed))
     test_c, test_y = sampler(params.n_test, np.random.default_rng([params.test_seed, 7]))
-    noise_rng = np.random.default_rng([seed, 1])
-    return QMLData(
-        x_train=hamiltonians.ground_states(model, params.n_qubits, train_c),
-        y_train=add_label_noise(train_y, params.noise, n_classes, noise_rng),
-        x_test=hamiltonians.ground_states(model, params.n_qubits, test_c),
-        y_test=add_label_noise(test_y, params.noise, n_classes, noise_rng),
-        y_train_clean=train_y,
-        y_test_clean=test_y,
-        couplings_train=train_c,
-        couplings_test=test_c,
-        n_qubits=params.n_qubits,
-        n_classes=n_classes,
-        encoding="amplitude",
-        noise=params.noise,
+    x = [hamiltonians.ground_states(model, params.n_qubits, c) for c in (train_c, test_c)]
+    return _noisy_data(
+        params, seed, x, (train_y, test_y), (train_c, test_c), n_classes, "amplitude"
     )
 
 
@@ -130,16 +148,9 @@ class ClusterPhases(Dataset):
     test_params: ClassVar[dict] = {"n_qubits": 4, "n_train": 8, "n_test": 8}
 
     @dataclass
-    class Params:
-        n_qubits: int = 8
-        n_train: int = 20
-        n_test: int = 200
-        noise: float = 0.0
+    class Params(_SplitParams):
         n_classes: Literal[4, 2] = 4
         test_seed: int = 0
-
-        def __post_init__(self) -> None:
-            _check_common(self.n_qubits, self.n_train, self.n_test, self.noise)
 
     def load(self, params: ClusterPhases.Params, seed: int) -> QMLData:
         sampler = lambda n, rng: _sample_cluster(n, params.n_classes, rng)  # noqa: E731
@@ -181,15 +192,8 @@ class TfimPhases(Dataset):
     test_params: ClassVar[dict] = {"n_qubits": 4, "n_train": 8, "n_test": 8}
 
     @dataclass
-    class Params:
-        n_qubits: int = 8
-        n_train: int = 20
-        n_test: int = 200
-        noise: float = 0.0
+    class Params(_SplitParams):
         test_seed: int = 0
-
-        def __post_init__(self) -> None:
-            _check_common(self.n_qubits, self.n_train, self.n_test, self.noise)
 
     def load(self, params: TfimPhases.Params, seed: int) -> QMLData:
         return _phase_data("tfim", _sample_tfim, params, 2, seed)
@@ -234,14 +238,11 @@ class DigitsBinary(Dataset):
     test_params: ClassVar[dict] = {"n_qubits": 4, "n_train": 16, "n_test": 16}
 
     @dataclass
-    class Params:
-        n_qubits: int = 8
+    class Params(_SplitParams):
         n_train: int = 160
-        n_test: int = 200
-        noise: float = 0.0
 
         def __post_init__(self) -> None:
-            _check_common(self.n_qubits, self.n_train, self.n_test, self.noise)
+            super().__post_init__()
             if self.n_train + self.n_test > 360:
                 raise ValueError(
                     f"n_train + n_test must be <= 360 (digits 0 and 1), got "
@@ -254,22 +255,9 @@ class DigitsBinary(Dataset):
         tr, te = order[: params.n_train], order[params.n_train : params.n_train + params.n_test]
         pca = PCA(n_components=params.n_qubits, random_state=0).fit(x[tr])
         feats = [_scale_rows(pca.transform(x[idx])) for idx in (tr, te)]
-        noise_rng = np.random.default_rng([seed, 1])
         y = y.astype(np.int64)
-        return QMLData(
-            x_train=feats[0],
-            y_train=add_label_noise(y[tr], params.noise, 2, noise_rng),
-            x_test=feats[1],
-            y_test=add_label_noise(y[te], params.noise, 2, noise_rng),
-            y_train_clean=y[tr],
-            y_test_clean=y[te],
-            couplings_train=np.zeros((len(tr), 0)),
-            couplings_test=np.zeros((len(te), 0)),
-            n_qubits=params.n_qubits,
-            n_classes=2,
-            encoding="features",
-            noise=params.noise,
-        )
+        empty = (np.zeros((len(tr), 0)), np.zeros((len(te), 0)))
+        return _noisy_data(params, seed, feats, (y[tr], y[te]), empty, 2, "features")
 
     def describe(self, data: QMLData) -> dict[str, float | int | str]:
         return _describe(data)

@@ -100,8 +100,8 @@ def cluster_phase(j1: float, j2: float) -> int:
     return 0
 
 
-def _lowest_state(h: sp.csr_matrix) -> tuple[float, np.ndarray]:
-    """Lowest eigenpair with a deterministic choice inside a degenerate ground space and
+def _lowest_state(h: sp.csr_matrix) -> np.ndarray:
+    """Lowest eigenvector with a deterministic choice inside a degenerate ground space and
     a sign fix (largest |amplitude| positive)."""
     dim = h.shape[0]
     v0 = np.random.default_rng(0).standard_normal(dim)
@@ -118,7 +118,7 @@ def _lowest_state(h: sp.csr_matrix) -> tuple[float, np.ndarray]:
                 break
     state = state / np.linalg.norm(state)
     state = state * np.sign(state[np.argmax(np.abs(state))])
-    return float(vals[0]), state
+    return state
 
 
 def ground_state(model: str, n: int, a: float, b: float, use_cache: bool = True) -> np.ndarray:
@@ -143,7 +143,7 @@ def ground_state(model: str, n: int, a: float, b: float, use_cache: bool = True)
     if use_cache and path.exists():
         return np.load(path)
     h = cluster_hamiltonian(n, a, b) if model == "cluster" else tfim_hamiltonian(n, a, b)
-    _, state = _lowest_state(h)
+    state = _lowest_state(h)
     if use_cache:
         path.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".npy", delete=False) as tmp:

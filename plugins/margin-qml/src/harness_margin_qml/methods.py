@@ -179,8 +179,18 @@ def _features(data: QMLData, name: str) -> None:
         raise Skip(f"'{name}' embeds classical features; this dataset holds quantum states")
 
 
-def _states_numpy(psi: torch.Tensor) -> np.ndarray:
-    return psi.reshape(psi.shape[0], -1).detach().to(torch.complex128).numpy()
+def _train_iqp(feature_map, data: QMLData, params, seed: int, n_embedding_params: int = 0):
+    """Train a QCNN on ``IQPEmbedding(feature_map(x))`` states; report the embedded
+    training states (complex128) for ``trace-distance``."""
+    ansatz = circuits.QCNN(data.n_qubits, params.layers, params.shared)
+
+    def embed(x: np.ndarray, ctype: torch.dtype) -> torch.Tensor:
+        return circuits.iqp_states(feature_map(torch.as_tensor(x)), params.n_repeats, ctype)
+
+    psi = embed(data.x_train, torch.complex128)
+    states = psi.reshape(psi.shape[0], -1).detach().numpy()
+    extra = {"train_states": states, "n_embedding_params": n_embedding_params}
+    return _train(ansatz, embed, data, params, seed, extra)
 
 
 class IQPEmbedding(Method):
@@ -221,14 +231,8 @@ class IQPEmbedding(Method):
 
     def run(self, data: QMLData, params: IQPEmbedding.Params, seed: int) -> QNNOutput:
         _features(data, self.name)
-        ansatz = circuits.QCNN(data.n_qubits, params.layers, params.shared)
-
-        def embed(x: np.ndarray, ctype: torch.dtype) -> torch.Tensor:
-            return circuits.iqp_states(torch.as_tensor(x), params.n_repeats, ctype)
-
         with torch_threads(params.n_threads):
-            states = _states_numpy(embed(data.x_train, torch.complex128))
-            return _train(ansatz, embed, data, params, seed, {"train_states": states})
+            return _train_iqp(lambda x: x, data, params, seed)
 
 
 def _mlp(n: int) -> torch.nn.Sequential:
@@ -305,13 +309,5 @@ class NQE(Method):
             x = torch.as_tensor(data.x_train)
             _pretrain_nqe(net, x, torch.as_tensor(data.y_train), params, gen)
             net.requires_grad_(False)
-            ansatz = circuits.QCNN(data.n_qubits, params.layers, params.shared)
-
-            def embed(x: np.ndarray, ctype: torch.dtype) -> torch.Tensor:
-                return circuits.iqp_states(net(torch.as_tensor(x)), params.n_repeats, ctype)
-
-            extra = {
-                "train_states": _states_numpy(embed(data.x_train, torch.complex128)),
-                "n_embedding_params": sum(p.numel() for p in net.parameters()),
-            }
-            return _train(ansatz, embed, data, params, seed, extra)
+            n_net = sum(p.numel() for p in net.parameters())
+            return _train_iqp(net, data, params, seed, n_embedding_params=n_net)

@@ -96,7 +96,11 @@ def correlation_table(results: pd.DataFrame) -> pd.DataFrame:
         Columns dataset, n_qubits, noise ("pooled" or the level), measure, family, n, tau,
         p_value, mi_bits; τ and MI are NaN where a measure or the gap is constant.
     """
-    df = _prepare(results)
+    return _correlations(_prepare(results))
+
+
+def _correlations(df: pd.DataFrame) -> pd.DataFrame:
+    """:func:`correlation_table` of results already passed through :func:`_prepare`."""
     rows = []
     for (dataset, n_qubits), part in df.groupby(["dataset", "n_qubits"], sort=True):
         scopes = [(f"{r:g}", part[part["noise"] == r]) for r in sorted(part["noise"].unique())]
@@ -199,7 +203,7 @@ class MarginCorrelation(Report):
         df = _prepare(results)
         if df.empty or GAP not in df:
             return {}
-        table = correlation_table(results)
+        table = _correlations(df)
         return {
             "correlations": table,
             "claim": _claim(table),
