@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["FairRegressionData", "RegressionOutput", "check_groups"]
+__all__ = ["FairRegressionData", "RegressionOutput", "check_groups", "check_predictions"]
 
 
 def _check_finite(name: str, values: np.ndarray, columns: tuple[str, ...] | None = None) -> None:
@@ -30,6 +30,26 @@ def _check_finite(name: str, values: np.ndarray, columns: tuple[str, ...] | None
         f"{name} has {int(bad.sum())} NaN/inf value(s);"
         " impute or drop those rows before building the data (nothing is dropped silently)."
     )
+
+
+def check_predictions(
+    pred: np.ndarray, s: np.ndarray, nan_message: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """``pred`` as float and ``s`` as arrays, checked to be 1-D, of equal shape and finite.
+
+    Raises
+    ------
+    ValueError
+        If the shapes differ or are not 1-D, or (with ``nan_message``) if ``pred`` holds
+        NaN/inf.
+    """
+    pred = np.asarray(pred, dtype=float)
+    s = np.asarray(s)
+    if pred.shape != s.shape or pred.ndim != 1:
+        raise ValueError(f"pred shape {pred.shape} and s shape {s.shape} must be equal, 1-D")
+    if not np.isfinite(pred).all():
+        raise ValueError(nan_message)
+    return pred, s
 
 
 def check_groups(

@@ -104,14 +104,34 @@ def _check_jitter(jitter: float) -> None:
         raise ValueError(f"jitter must be >= 0, got {jitter}")
 
 
-def _barycenter(data: FairRegressionData, regressor: str, jitter: float, seed: int) -> tuple:
-    """(base test predictions, Chzhen et al. post-processed test predictions)."""
+def _transport(
+    data: FairRegressionData,
+    pred: np.ndarray,
+    s: np.ndarray,
+    test_pred: np.ndarray,
+    *,
+    jitter: float,
+    split: bool,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """Fit the barycenter map on (pred, s) and map the test predictions with ``rng``."""
+    fitted = fit_barycenter_map(pred, s, data.n_groups, jitter=jitter, split=split, rng=rng)
+    return fitted.transform(test_pred, data.s_test, rng)
+
+
+def _barycenter(
+    data: FairRegressionData, regressor: str, jitter: float, seed: int, *, split: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
+    """(base test predictions, test predictions mapped by the map fitted on calibration).
+
+    ``split=True`` is Chzhen et al.'s estimator, ``split=False`` Le Gouic et al.'s.
+    """
     base = base_predictions(data, regressor)
     rng = np.random.default_rng(seed)
-    fitted = fit_barycenter_map(
-        base["calib"], data.s_calib, data.n_groups, jitter=jitter, split=True, rng=rng
+    fair = _transport(
+        data, base["calib"], data.s_calib, base["test"], jitter=jitter, split=split, rng=rng
     )
-    return base["test"], fitted.transform(base["test"], data.s_test, rng)
+    return base["test"], fair
 
 
 class Unconstrained(Method):
@@ -243,14 +263,8 @@ class Projection(Method):
         self, data: FairRegressionData, params: Projection.Params, seed: int
     ) -> RegressionOutput:
         """Fit f on train, the map on all calibration predictions, and map the test split."""
-        base = base_predictions(data, params.regressor)
-        rng = np.random.default_rng(seed)
-        fitted = fit_barycenter_map(
-            base["calib"], data.s_calib, data.n_groups, jitter=params.jitter, split=False, rng=rng
-        )
-        return RegressionOutput(
-            y_pred=fitted.transform(base["test"], data.s_test, rng), base_pred=base["test"]
-        )
+        base, fair = _barycenter(data, params.regressor, params.jitter, seed, split=False)
+        return RegressionOutput(y_pred=fair, base_pred=base)
 
 
 class PartialFairness(Method):
@@ -379,12 +393,8 @@ class MetaOptimalPostProcessing(Method):
         base = base_predictions(data, params.regressor, rows=fit_rows_all)
         pred = np.concatenate([base["train"][held_all], base["calib"]])
         s = np.concatenate([data.s_train[held_all], data.s_calib])
-        fitted = fit_barycenter_map(
-            pred, s, data.n_groups, jitter=params.jitter, split=False, rng=rng
-        )
-        return RegressionOutput(
-            y_pred=fitted.transform(base["test"], data.s_test, rng), base_pred=base["test"]
-        )
+        fair = _transport(data, pred, s, base["test"], jitter=params.jitter, split=False, rng=rng)
+        return RegressionOutput(y_pred=fair, base_pred=base["test"])
 
 
 class Adversarial(Method):
@@ -462,21 +472,25 @@ class Adversarial(Method):
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed)
             torch.set_num_threads(1)  # tiny nets: threads only add overhead on 2 cores
-            model = AdversarialFairnessRegressor(
-                backend="torch",
-                predictor_model=[params.hidden, "leaky_relu"],
-                adversary_model=[3, "leaky_relu"],
-                constraints="demographic_parity",
-                alpha=params.alpha,
-                epochs=params.epochs,
-                batch_size=256,
-                shuffle=True,
-                random_state=seed,
-            )
-            model.fit(
-                (Z_train - mu) / sd, (data.y_train - y_mu) / y_sd, sensitive_features=data.s_train
-            )
-            Z_test = (data.X_test - mu) / sd
-            pred = np.asarray(model.predict(Z_test), dtype=float).ravel() * y_sd + y_mu
-            torch.set_num_threads(threads)
+            try:
+                model = AdversarialFairnessRegressor(
+                    backend="torch",
+                    predictor_model=[params.hidden, "leaky_relu"],
+                    adversary_model=[3, "leaky_relu"],
+                    constraints="demographic_parity",
+                    alpha=params.alpha,
+                    epochs=params.epochs,
+                    batch_size=256,
+                    shuffle=True,
+                    random_state=seed,
+                )
+                model.fit(
+                    (Z_train - mu) / sd,
+                    (data.y_train - y_mu) / y_sd,
+                    sensitive_features=data.s_train,
+                )
+                Z_test = (data.X_test - mu) / sd
+                pred = np.asarray(model.predict(Z_test), dtype=float).ravel() * y_sd + y_mu
+            finally:
+                torch.set_num_threads(threads)
         return RegressionOutput(y_pred=pred)

@@ -7,7 +7,7 @@ from itertools import combinations
 import numpy as np
 
 from harness import Metric, Skip
-from harness_fair_regression.data import FairRegressionData, RegressionOutput
+from harness_fair_regression.data import FairRegressionData, RegressionOutput, check_predictions
 
 __all__ = [
     "MSE",
@@ -26,13 +26,13 @@ TASK = "fair-regression"
 
 def _groups(pred: np.ndarray, s: np.ndarray) -> list[np.ndarray]:
     """Sorted predictions of each group present in ``s``; raises ValueError on NaN."""
-    pred = np.asarray(pred, dtype=float)
-    s = np.asarray(s)
-    if pred.shape != s.shape or pred.ndim != 1:
-        raise ValueError(f"pred shape {pred.shape} and s shape {s.shape} must be equal, 1-D")
-    if not np.isfinite(pred).all():
-        raise ValueError("predictions hold NaN/inf")
+    pred, s = check_predictions(pred, s, "predictions hold NaN/inf")
     return [np.sort(pred[s == g]) for g in np.unique(s)]
+
+
+def _mse(a: np.ndarray, b: np.ndarray) -> float:
+    """Mean of (a - b)^2."""
+    return float(np.mean((a - b) ** 2))
 
 
 def _merge(*sorted_arrays: np.ndarray) -> np.ndarray:
@@ -142,7 +142,7 @@ class MSE(Metric):
 
     def compute(self, data: FairRegressionData, output: RegressionOutput) -> float:
         """Mean squared error over all test rows."""
-        return float(np.mean((data.y_test - output.y_pred) ** 2))
+        return _mse(data.y_test, output.y_pred)
 
 
 class RMSE(Metric):
@@ -162,7 +162,7 @@ class RMSE(Metric):
 
     def compute(self, data: FairRegressionData, output: RegressionOutput) -> float:
         """Square root of the mean squared error."""
-        return float(np.sqrt(np.mean((data.y_test - output.y_pred) ** 2)))
+        return float(np.sqrt(_mse(data.y_test, output.y_pred)))
 
 
 def _need_two_groups(name: str, data: FairRegressionData) -> None:
@@ -276,4 +276,4 @@ class FairRisk(Metric):
         """Mean squared distance to g* on the test split."""
         if data.g_star_test is None:
             raise Skip(f"fair-risk needs the fair Bayes predictor g*; '{data.name}' has none")
-        return float(np.mean((output.y_pred - data.g_star_test) ** 2))
+        return _mse(output.y_pred, data.g_star_test)

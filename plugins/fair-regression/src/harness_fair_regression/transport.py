@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from harness_fair_regression.data import check_groups
+from harness_fair_regression.data import check_groups, check_predictions
 
 __all__ = ["BarycenterMap", "fit_barycenter_map"]
 
@@ -75,20 +75,14 @@ class BarycenterMap:
         ValueError
             If shapes differ, a prediction is NaN/inf, or a code is not a fitted group.
         """
-        pred = np.asarray(pred, dtype=float)
-        s = np.asarray(s)
-        if pred.shape != s.shape or pred.ndim != 1:
-            raise ValueError(f"pred shape {pred.shape} and s shape {s.shape} must be equal, 1-D")
-        if not np.isfinite(pred).all():
-            raise ValueError("pred holds NaN/inf; the barycenter map needs finite predictions")
+        pred, s = check_predictions(
+            pred, s, "pred holds NaN/inf; the barycenter map needs finite predictions"
+        )
         if s.size and (s.min() < 0 or s.max() >= self.n_groups):
             raise ValueError(f"s has codes outside the fitted groups 0..{self.n_groups - 1}")
         y = _jitter(pred, self.jitter, rng)
         out = np.empty_like(y)
-        order = np.argsort(s, kind="stable")
-        bounds = np.searchsorted(s[order], np.arange(self.n_groups + 1))
-        for g in range(self.n_groups):
-            index = order[bounds[g] : bounds[g + 1]]
+        for g, index in enumerate(_group_rows(s, self.n_groups)):
             a = self.cdf_samples[g]
             rank = np.searchsorted(a, y[index], side="left")  # n_g * F_g(y)
             out[index] = self._barycenter_at(rank, a.size)
@@ -101,6 +95,13 @@ class BarycenterMap:
             index = np.minimum(rank * b.size // n, b.size - 1)
             total += w * b[index]
         return total
+
+
+def _group_rows(s: np.ndarray, n_groups: int) -> list[np.ndarray]:
+    """Row indices of each group code ``0 .. n_groups - 1``, each in ascending row order."""
+    order = np.argsort(s, kind="stable")
+    bounds = np.searchsorted(s[order], np.arange(n_groups + 1))
+    return [order[bounds[g] : bounds[g + 1]] for g in range(n_groups)]
 
 
 def _jitter(values: np.ndarray, sigma: float, rng: np.random.Generator) -> np.ndarray:
@@ -150,21 +151,17 @@ def fit_barycenter_map(
         If shapes differ, a prediction is NaN/inf, ``jitter`` < 0, or a group is missing
         or has fewer than two points (naming the group).
     """
-    pred = np.asarray(pred, dtype=float)
-    s = np.asarray(s)
-    if pred.shape != s.shape or pred.ndim != 1:
-        raise ValueError(f"pred shape {pred.shape} and s shape {s.shape} must be equal, 1-D")
-    if not np.isfinite(pred).all():
-        raise ValueError("calibration predictions hold NaN/inf; the map needs finite values")
+    pred, s = check_predictions(
+        pred, s, "calibration predictions hold NaN/inf; the map needs finite values"
+    )
     if jitter < 0:
         raise ValueError(f"jitter must be >= 0, got {jitter}")
     check_groups("the calibration sample", s, n_groups)
     y = _jitter(pred, jitter, rng)
-    order = np.argsort(s, kind="stable")
-    bounds = np.searchsorted(s[order], np.arange(n_groups + 1))
+    rows = _group_rows(s, n_groups)
     cdf, quantile = [], []
-    for g in range(n_groups):
-        values = y[order[bounds[g] : bounds[g + 1]]]
+    for index in rows:
+        values = y[index]
         if split:
             values = rng.permutation(values)
             half = values.size // 2
@@ -174,5 +171,5 @@ def fit_barycenter_map(
             values = np.sort(values)
             cdf.append(values)
             quantile.append(values)
-    weights = np.diff(bounds) / s.size
+    weights = np.array([index.size for index in rows]) / s.size
     return BarycenterMap(tuple(cdf), tuple(quantile), weights, float(jitter))
