@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 
 import numpy as np
 from numpy.polynomial import hermite_e
 from scipy.optimize import least_squares
+from scipy.stats import norm
 
 from harness_gmm_testing._hermite import normalised_hermite
 
@@ -100,6 +102,38 @@ def _even_residuals(centres: np.ndarray, weights: np.ndarray, top: int) -> np.nd
     return np.array([weights @ normalised_hermite(j, centres) for j in range(2, top + 1, 2)])
 
 
+def _raise_degree(
+    unpack: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
+    start: np.ndarray,
+    restarts: Callable[[np.ndarray], list[np.ndarray]],
+    moments: int,
+) -> tuple[tuple[np.ndarray, np.ndarray], int]:
+    """Fit ``unpack(x) = (centres, weights)`` to the even moments 2..top, raising top in steps
+    of 2 from the last solution (plus ``restarts(x)``) until the residual exceeds
+    ``MATCH_TOLERANCE / 10`` or ``moments`` is reached.
+
+    Returns
+    -------
+    law : tuple of ndarray
+        ``unpack`` of the last fit that matched (of ``start`` if none did).
+    reached : int
+        The odd degree top + 1 it matches through (1 if none).
+    """
+    best, reached = unpack(start), 1
+    for top in range(2, _MAX_DEGREE, 2):
+
+        def residuals(x, top=top):
+            return _even_residuals(*unpack(x), top)
+
+        x, cost = _fit(residuals, [start, *restarts(start)])
+        if cost > MATCH_TOLERANCE / 10:
+            break
+        best, reached, start = unpack(x), top + 1, x
+        if moments and reached >= moments:
+            break
+    return best, reached
+
+
 @functools.lru_cache(maxsize=64)
 def uniform_centres(k: int, moments: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """k equally weighted centres, symmetric in +-pairs, matching as many moments as a
@@ -107,7 +141,7 @@ def uniform_centres(k: int, moments: int = 0) -> tuple[np.ndarray, np.ndarray]:
 
     Fits positions to ``(1/k) sum_i h_j(s_i) = 0`` for even j = 2..m (odd j vanish by
     symmetry), starting at ``Phi^-1((i - 1/2)/k)`` plus seeded random restarts; m rises in
-    steps of 2 until the residual exceeds 1e-9.
+    steps of 2 until the residual exceeds MATCH_TOLERANCE / 10 = 1e-10.
 
     Returns
     -------
@@ -119,25 +153,15 @@ def uniform_centres(k: int, moments: int = 0) -> tuple[np.ndarray, np.ndarray]:
     ValueError
         If ``k`` equal weights cannot match ``moments`` moments (message names ``k``).
     """
-    from scipy.stats import norm
-
     rng = np.random.default_rng(k)
     weights = np.full(k, 1.0 / k)
     start = norm.ppf((np.arange(k) + 0.5) / k)[k - k // 2 :]
-    best = _pairs_to_centres(start, k % 2 == 1)
-    reached = 1
-    for top in range(2, _MAX_DEGREE, 2):
-
-        def residuals(half, top=top):
-            return _even_residuals(_pairs_to_centres(half, k % 2 == 1), weights, top)
-
-        starts = [start] + [np.sort(start * rng.uniform(0.8, 1.2, start.size)) for _ in range(3)]
-        half, cost = _fit(residuals, starts)
-        if cost > MATCH_TOLERANCE / 10:
-            break
-        best, reached, start = _pairs_to_centres(half, k % 2 == 1), top + 1, half
-        if moments and reached >= moments:
-            break
+    (best, _), reached = _raise_degree(
+        lambda half: (_pairs_to_centres(half, k % 2 == 1), weights),
+        start,
+        lambda x: [np.sort(x * rng.uniform(0.8, 1.2, x.size)) for _ in range(3)],
+        moments,
+    )
     if moments and reached < moments:
         raise ValueError(
             f"k={k} equally weighted centres match at most {reached} moments of N(0, 1), "
@@ -175,24 +199,13 @@ def mostly_uniform_centres(k: int, k_free: int, moments: int = 0) -> tuple[np.nd
         return centres, np.concatenate([w_half[::-1], w_half])
 
     rng = np.random.default_rng(1000 * k + k_free)
-    from scipy.stats import norm
-
     start = np.concatenate([norm.ppf((np.arange(k) + 0.5) / k)[k - pairs :], np.zeros(free)])
-    best = unpack(start)
-    reached = 1
-    for top in range(2, _MAX_DEGREE, 2):
-
-        def residuals(x, top=top):
-            centres, weights = unpack(x)
-            return _even_residuals(centres, weights, top)
-
-        starts = [start] + [start * rng.uniform(0.8, 1.2, start.size) for _ in range(_RESTARTS)]
-        x, cost = _fit(residuals, starts)
-        if cost > MATCH_TOLERANCE / 10:
-            break
-        best, reached, start = unpack(x), top + 1, x
-        if moments and reached >= moments:
-            break
+    best, reached = _raise_degree(
+        unpack,
+        start,
+        lambda x: [x * rng.uniform(0.8, 1.2, x.size) for _ in range(_RESTARTS)],
+        moments,
+    )
     if moments and reached < moments:
         raise ValueError(
             f"k={k} centres with k_prime={k_free} free weights match at most {reached} "

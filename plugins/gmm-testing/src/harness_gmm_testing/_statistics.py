@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+from collections.abc import Callable
 
 import numpy as np
 from scipy import special, stats
@@ -31,6 +32,27 @@ __all__ = [
 ]
 
 _CHUNK = 1024  # rows per block of pairwise computations: O(_CHUNK n) memory
+
+
+def _standardise(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rows ``y_i = S^(-1/2) (x_i - mean)`` (Cholesky of the biased covariance S) and their
+    squared norms ``|y_i|^2``."""
+    centred = X - X.mean(axis=0)
+    cov = centred.T @ centred / X.shape[0]
+    Y = centred @ np.linalg.inv(np.linalg.cholesky(cov)).T
+    return Y, np.einsum("ij,ij->i", Y, Y)
+
+
+def _pairwise_sum(
+    X: np.ndarray, q: np.ndarray, kernel: Callable[[np.ndarray], np.ndarray]
+) -> float:
+    """``sum_ij kernel(|x_i - x_j|^2)`` with ``q = |x_i|^2``, in blocks of ``_CHUNK`` rows."""
+    total = 0.0
+    for start in range(0, X.shape[0], _CHUNK):
+        block = X[start : start + _CHUNK]
+        sq = q[start : start + _CHUNK, None] + q[None, :] - 2 * block @ X.T
+        total += float(kernel(np.maximum(sq, 0.0)).sum())
+    return total
 
 
 def hermite_z(X: np.ndarray, m: int) -> float:
@@ -107,10 +129,7 @@ def mardia(X: np.ndarray) -> tuple[float, float]:
     Source: Mardia, Biometrika 57 (1970), eqs (2.5), (2.9), (2.23), (2.24).
     """
     n, d = X.shape
-    centred = X - X.mean(axis=0)
-    cov = centred.T @ centred / n
-    Y = centred @ np.linalg.inv(np.linalg.cholesky(cov)).T
-    q = np.einsum("ij,ij->i", Y, Y)
+    Y, q = _standardise(X)
     cubes = symmetric_power(Y, 3).sum(axis=0)  # |sum_i y_i^(x3)|^2 = sum_ij (y_i . y_j)^3
     b1 = float(cubes @ cubes) / n**2
     b2 = float(np.mean(q**2))
@@ -130,16 +149,9 @@ def henze_zirkler(X: np.ndarray) -> float:
     bandwidth ``beta = ((2d+1)/4)^(1/(d+4)) n^(1/(d+4)) / sqrt(2)``.
     """
     n, d = X.shape
-    centred = X - X.mean(axis=0)
-    cov = centred.T @ centred / n
-    Y = centred @ np.linalg.inv(np.linalg.cholesky(cov)).T
-    q = np.einsum("ij,ij->i", Y, Y)
+    Y, q = _standardise(X)
     b2 = _henze_zirkler_beta(n, d) ** 2
-    pair = 0.0
-    for start in range(0, n, _CHUNK):
-        block = Y[start : start + _CHUNK]
-        sq = q[start : start + _CHUNK, None] + q[None, :] - 2 * block @ Y.T
-        pair += float(np.exp(-b2 / 2 * np.maximum(sq, 0.0)).sum())
+    pair = _pairwise_sum(Y, q, lambda sq: np.exp(-b2 / 2 * sq))
     single = float(np.exp(-b2 / (2 * (1 + b2)) * q).sum())
     return pair / n - 2 * (1 + b2) ** (-d / 2) * single + n * (1 + 2 * b2) ** (-d / 2)
 
@@ -177,11 +189,7 @@ def energy_statistic(X: np.ndarray) -> float:
     q = np.einsum("ij,ij->i", X, X)
     ratio = math.exp(math.lgamma((d + 1) / 2) - math.lgamma(d / 2))
     to_gauss = math.sqrt(2) * ratio * special.hyp1f1(-0.5, d / 2, -q / 2)
-    within = 0.0
-    for start in range(0, n, _CHUNK):
-        block = X[start : start + _CHUNK]
-        sq = q[start : start + _CHUNK, None] + q[None, :] - 2 * block @ X.T
-        within += float(np.sqrt(np.maximum(sq, 0.0)).sum())
+    within = _pairwise_sum(X, q, np.sqrt)
     return n * (2 * float(to_gauss.mean()) - 2 * ratio - within / n**2)
 
 

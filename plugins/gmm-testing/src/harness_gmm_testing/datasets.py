@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -46,25 +47,40 @@ def _law(centres: np.ndarray, weights: np.ndarray, noise_sd: float, top: int) ->
     return PancakeLaw(centres, weights, float(noise_sd), m, float(moments[m + 1]))
 
 
-def _pancakes(s: np.ndarray, w: np.ndarray, delta: float, top: int) -> PancakeLaw:
-    return _law(math.sqrt(delta) * s, w, math.sqrt(1.0 - delta), top)
+def _check_moments(k: int, moments: int, verb: str) -> None:
+    """``moments`` must lie in [0, 2k - 1]: k centres match at most 2k - 1 moments."""
+    if moments < 0 or moments > 2 * k - 1:
+        raise ValueError(
+            f"k={k} {verb} 2k-1={2 * k - 1} moments; "
+            f"moments={moments} needs k >= {(moments + 2) // 2}"
+        )
 
 
-def _describe(data: TestingData) -> dict[str, float | int | str]:
-    law = data.law
-    gaps = np.diff(np.sort(law.centres))
-    return {
-        "matched_degree": law.matched_degree,
-        "signal": round(law.signal, 6),
-        "components": int(law.centres.size),
-        "w_min": float(f"{law.weights.min():.4g}"),
-        "max_centre": round(float(np.abs(law.centres).max()), 4),
-        "min_gap": round(float(gaps.min()), 4) if gaps.size else 0.0,
-        "predicted_n90": round(law.predicted_n90(data.d)),
-    }
+def _pancakes(s: np.ndarray, w: np.ndarray, params: Any, seed: int) -> TestingData:
+    """Pancakes on centre law (s, w): centres ``sqrt(delta) s``, sd ``sqrt(1 - delta)``."""
+    law = _law(math.sqrt(params.delta) * s, w, math.sqrt(1.0 - params.delta), 2 * params.k)
+    return TestingData(law, params.n, params.d, params.trials, seed)
 
 
-class UniformPancakes(Dataset):
+class _TestingDataset(Dataset):
+    """Base of this task's datasets: ``describe`` logs the hidden law's degree, signal and
+    shape."""
+
+    def describe(self, data: TestingData) -> dict[str, float | int | str]:
+        law = data.law
+        gaps = np.diff(np.sort(law.centres))
+        return {
+            "matched_degree": law.matched_degree,
+            "signal": round(law.signal, 6),
+            "components": int(law.centres.size),
+            "w_min": float(f"{law.weights.min():.4g}"),
+            "max_centre": round(float(np.abs(law.centres).max()), 4),
+            "min_gap": round(float(gaps.min()), 4) if gaps.size else 0.0,
+            "predicted_n90": round(law.predicted_n90(data.d)),
+        }
+
+
+class UniformPancakes(_TestingDataset):
     """k equally weighted pancakes whose law along v matches as many N(0, 1) moments as a
     least-squares fit of the centre set reaches.
 
@@ -118,22 +134,14 @@ class UniformPancakes(Dataset):
             _check_common(self.n, self.d, self.trials, self.delta)
             if self.k < 2:
                 raise ValueError(f"k must be >= 2, got {self.k}")
-            if self.moments < 0 or self.moments > 2 * self.k - 1:
-                raise ValueError(
-                    f"k={self.k} centres match at most 2k-1={2 * self.k - 1} moments; "
-                    f"moments={self.moments} needs k >= {(self.moments + 2) // 2}"
-                )
+            _check_moments(self.k, self.moments, "centres match at most")
 
     def load(self, params: UniformPancakes.Params, seed: int) -> TestingData:
         s, w = uniform_centres(params.k, params.moments)
-        law = _pancakes(s, w, params.delta, 2 * params.k)
-        return TestingData(law, params.n, params.d, params.trials, seed)
-
-    def describe(self, data: TestingData) -> dict[str, float | int | str]:
-        return _describe(data)
+        return _pancakes(s, w, params, seed)
 
 
-class GaussHermitePancakes(Dataset):
+class GaussHermitePancakes(_TestingDataset):
     """Pancakes centred on the k Gauss-Hermite nodes with their weights: the law along v
     matches N(0, 1) through degree 2k - 1.
 
@@ -178,22 +186,14 @@ class GaussHermitePancakes(Dataset):
             _check_common(self.n, self.d, self.trials, self.delta)
             if self.k < 1:
                 raise ValueError(f"k must be >= 1, got {self.k}")
-            if self.moments < 0 or self.moments > 2 * self.k - 1:
-                raise ValueError(
-                    f"k={self.k} Gauss-Hermite nodes match 2k-1={2 * self.k - 1} moments; "
-                    f"moments={self.moments} needs k >= {(self.moments + 2) // 2}"
-                )
+            _check_moments(self.k, self.moments, "Gauss-Hermite nodes match")
 
     def load(self, params: GaussHermitePancakes.Params, seed: int) -> TestingData:
         s, w = gauss_hermite_centres(params.k)
-        law = _pancakes(s, w, params.delta, 2 * params.k)
-        return TestingData(law, params.n, params.d, params.trials, seed)
-
-    def describe(self, data: TestingData) -> dict[str, float | int | str]:
-        return _describe(data)
+        return _pancakes(s, w, params, seed)
 
 
-class MostlyUniformPancakes(Dataset):
+class MostlyUniformPancakes(_TestingDataset):
     """k pancakes of which ``k_prime`` carry free weights and the rest share one weight;
     the fit matches about 2 more moments per free weight.
 
@@ -243,22 +243,14 @@ class MostlyUniformPancakes(Dataset):
                 raise ValueError(f"k must be even and >= 2, got {self.k}")
             if self.k_prime < 0 or self.k_prime % 2 or self.k_prime >= self.k:
                 raise ValueError(f"k_prime must be even and in [0, k={self.k}), got {self.k_prime}")
-            if self.moments < 0 or self.moments > 2 * self.k - 1:
-                raise ValueError(
-                    f"k={self.k} centres match at most 2k-1={2 * self.k - 1} moments; "
-                    f"moments={self.moments} needs k >= {(self.moments + 2) // 2}"
-                )
+            _check_moments(self.k, self.moments, "centres match at most")
 
     def load(self, params: MostlyUniformPancakes.Params, seed: int) -> TestingData:
         s, w = mostly_uniform_centres(params.k, params.k_prime, params.moments)
-        law = _pancakes(s, w, params.delta, 2 * params.k)
-        return TestingData(law, params.n, params.d, params.trials, seed)
-
-    def describe(self, data: TestingData) -> dict[str, float | int | str]:
-        return _describe(data)
+        return _pancakes(s, w, params, seed)
 
 
-class SeparatedMixture(Dataset):
+class SeparatedMixture(_TestingDataset):
     """An easy alternative: k well separated components along v with equally spaced centres,
     the lowest one heavier (mean 0, variance and skewness along v far from N(0, 1)'s), which
     every sound test detects.
@@ -320,6 +312,3 @@ class SeparatedMixture(Dataset):
         centres -= weights @ centres
         law = _law(centres, weights, math.sqrt(1.0 - params.delta), 4)
         return TestingData(law, params.n, params.d, params.trials, seed)
-
-    def describe(self, data: TestingData) -> dict[str, float | int | str]:
-        return _describe(data)

@@ -36,6 +36,16 @@ def _check_trials(calibration_trials: int) -> None:
         raise ValueError(f"calibration_trials must be >= 1, got {calibration_trials}")
 
 
+@dataclass
+class _TrialsParams:
+    """Params of a Monte Carlo-only test: the number of null samples."""
+
+    calibration_trials: int = 200
+
+    def __post_init__(self) -> None:
+        _check_trials(self.calibration_trials)
+
+
 def _oracle_degree(degree: int, data: TestingData) -> int:
     """``degree`` if set, else the first unmatched degree m + 1 of the hidden law (oracle)."""
     return degree if degree > 0 else data.law.matched_degree + 1
@@ -270,12 +280,7 @@ class Energy(Method):
     task = "gmm-testing"
     test_params = _TEST_PARAMS
 
-    @dataclass
-    class Params:
-        calibration_trials: int = 200
-
-        def __post_init__(self) -> None:
-            _check_trials(self.calibration_trials)
+    Params = _TrialsParams
 
     def run(self, data: TestingData, params: Energy.Params, seed: int) -> TestOutput:
         return apply_test(
@@ -374,12 +379,7 @@ class CovarianceSpectral(Method):
     task = "gmm-testing"
     test_params = _TEST_PARAMS
 
-    @dataclass
-    class Params:
-        calibration_trials: int = 200
-
-        def __post_init__(self) -> None:
-            _check_trials(self.calibration_trials)
+    Params = _TrialsParams
 
     def run(self, data: TestingData, params: CovarianceSpectral.Params, seed: int) -> TestOutput:
         return apply_test(

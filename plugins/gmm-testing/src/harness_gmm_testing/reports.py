@@ -72,9 +72,13 @@ def power_table(results: pd.DataFrame) -> pd.DataFrame:
         ``max_power`` and its ``n``, ``mean_type1_error`` over the grid, and
         ``predicted_n90`` (the Hermite test's normal-approximation prediction).
     """
-    df = _tidy(results)
+    return _power_table(_tidy(results))
+
+
+def _power_table(df: pd.DataFrame) -> pd.DataFrame:
+    """:func:`power_table` of an already tidied table (see :func:`_tidy`)."""
     if "type1-error.rate" not in df:
-        df["type1-error.rate"] = np.nan
+        df = df.assign(**{"type1-error.rate": np.nan})
     rows = []
     for (group, variant), cell in df.groupby(["group", "variant"], sort=True):
         curve = cell.groupby("n")[["power.rate", "type1-error.rate"]].mean().sort_index()
@@ -118,7 +122,7 @@ class PowerCurves(Report):
         for ax, group in zip(axes[:, 0], groups, strict=True):
             _panel(ax, df[df["group"] == group], group)
         fig.tight_layout()
-        return {"power-vs-n": fig, "n-power-0.9": power_table(results)}
+        return {"power-vs-n": fig, "n-power-0.9": _power_table(df)}
 
 
 def _panel(ax: Any, df: pd.DataFrame, title: str) -> None:
