@@ -7,7 +7,7 @@ method says otherwise, so that methods differ only in how they encode the weak f
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
@@ -63,6 +63,23 @@ def _threads(n: int) -> Iterator[None]:
         torch.set_num_threads(before)
 
 
+@contextlib.contextmanager
+def _torch_run(threads: int, seed: int) -> Iterator[None]:
+    """:func:`_threads` plus a forked torch RNG seeded with ``seed``."""
+    with _threads(threads), torch.random.fork_rng():
+        torch.manual_seed(seed)
+        yield
+
+
+def _fit_h_on(
+    data: WeakData, blocks_train: list[np.ndarray], blocks_test: list[np.ndarray], C: float
+):
+    """h on ``[x_o, *blocks]`` for train and test rows: test labels, P(y=1), fitted h."""
+    z_train = np.hstack([data.x_train, *blocks_train])
+    z_test = np.hstack([data.x_test, *blocks_test])
+    return fit_label_model(z_train, data.y_train, z_test, C)
+
+
 def _with_codes(
     data: WeakData,
     codes_train: np.ndarray,
@@ -70,9 +87,12 @@ def _with_codes(
     C: float,
     v_hat: np.ndarray | None,
 ) -> WeakOutput:
-    z_train = np.hstack([data.x_train, one_hot_block(codes_train, data.n_levels)])
-    z_test = np.hstack([data.x_test, one_hot_block(codes_test, data.n_levels)])
-    y_pred, score, _ = fit_label_model(z_train, data.y_train, z_test, C)
+    y_pred, score, _ = _fit_h_on(
+        data,
+        [one_hot_block(codes_train, data.n_levels)],
+        [one_hot_block(codes_test, data.n_levels)],
+        C,
+    )
     return WeakOutput(y_pred, score, v_hat)
 
 
@@ -151,9 +171,9 @@ class Naive(Method):
     def run(self, data: WeakData, params: _HParams, seed: int) -> WeakOutput:
         """Fit h on ``[x_o, encoding of o]``."""
         with _threads(params.threads):
-            z_train = np.hstack([data.x_train, _as_is(data, data.obs_train)])
-            z_test = np.hstack([data.x_test, _as_is(data, data.obs_test)])
-            y_pred, score, _ = fit_label_model(z_train, data.y_train, z_test, params.C)
+            y_pred, score, _ = _fit_h_on(
+                data, [_as_is(data, data.obs_train)], [_as_is(data, data.obs_test)], params.C
+            )
         v_hat = None if data.weak_kind == "partial" else data.obs_test.copy()
         return WeakOutput(y_pred, score, v_hat)
 
@@ -206,15 +226,18 @@ def _imputed_output(
     data: WeakData,
     train: np.ndarray,
     test: np.ndarray,
-    miss_train: np.ndarray,
-    miss_test: np.ndarray,
+    fill: Callable[[np.ndarray, np.ndarray], np.ndarray],
     C: float,
 ) -> WeakOutput:
-    codes_train, codes_test = train.astype(np.int64), test.astype(np.int64)
-    z_train = np.hstack([data.x_train, one_hot_block(codes_train, data.n_levels), miss_train])
-    z_test = np.hstack([data.x_test, one_hot_block(codes_test, data.n_levels), miss_test])
-    y_pred, score, _ = fit_label_model(z_train, data.y_train, z_test, C)
-    return WeakOutput(y_pred, score, codes_test)
+    """h on ``[x_o, one-hot(fill(x_o, codes)), missing indicators]``; ``v_hat`` = filled test."""
+    filled = [fill(x, c).astype(np.int64) for x, c in ((data.x_train, train), (data.x_test, test))]
+    y_pred, score, _ = _fit_h_on(
+        data,
+        [one_hot_block(filled[0], data.n_levels), np.isnan(train)],
+        [one_hot_block(filled[1], data.n_levels), np.isnan(test)],
+        C,
+    )
+    return WeakOutput(y_pred, score, filled[1])
 
 
 class ModeImpute(Method):
@@ -249,14 +272,7 @@ class ModeImpute(Method):
         train, test = _impute_inputs(data)
         with _threads(params.threads):
             imp = SimpleImputer(strategy="most_frequent", keep_empty_features=True).fit(train)
-            return _imputed_output(
-                data,
-                imp.transform(train),
-                imp.transform(test),
-                np.isnan(train),
-                np.isnan(test),
-                params.C,
-            )
+            return _imputed_output(data, train, test, lambda _, c: imp.transform(c), params.C)
 
 
 class KnnImpute(Method):
@@ -303,12 +319,12 @@ class KnnImpute(Method):
         """Impute each weak feature from its k nearest donors in ``x_o``, then fit h."""
         train, test = _impute_inputs(data)
         with _threads(params.threads):
-            codes = [
-                knn_impute(data.x_train, train, x, c, params.n_neighbors)
-                for x, c in ((data.x_train, train), (data.x_test, test))
-            ]
             return _imputed_output(
-                data, codes[0], codes[1], np.isnan(train), np.isnan(test), params.C
+                data,
+                train,
+                test,
+                lambda x, c: knn_impute(data.x_train, train, x, c, params.n_neighbors),
+                params.C,
             )
 
 
@@ -392,12 +408,12 @@ class IterativeImpute(Method):
         with _threads(params.threads):
             imp.fit(np.hstack([data.x_train, train]))
             top = np.asarray(data.n_levels)[None, :] - 1
-            codes = [
-                np.clip(np.rint(imp.transform(np.hstack([x, c]))[:, d:]), 0, top)
-                for x, c in ((data.x_train, train), (data.x_test, test))
-            ]
             return _imputed_output(
-                data, codes[0], codes[1], np.isnan(train), np.isnan(test), params.C
+                data,
+                train,
+                test,
+                lambda x, c: np.clip(np.rint(imp.transform(np.hstack([x, c]))[:, d:]), 0, top),
+                params.C,
             )
 
 
@@ -546,14 +562,26 @@ def _fit_estimator(data: WeakData, params: _WflParams) -> WeakEstimator:
     model = WeakEstimator(data.x_train.shape[1], data.n_levels, params.hidden)
     x = torch.as_tensor(data.x_train, dtype=torch.float32)
     liks = liks_of(data.lik_train, data.n_levels)
-    train_full_batch(
-        list(model.parameters()),
-        lambda: total_weak_nll(model(x), liks),
-        params.epochs,
-        params.lr,
-        params.decay(len(data.y_train)),
-    )
+    _train_f(data, model, lambda: total_weak_nll(model(x), liks), params.epochs, params)
     return model
+
+
+def _train_f(
+    data: WeakData,
+    model: WeakEstimator,
+    loss: Callable[[], torch.Tensor],
+    epochs: int,
+    params: _WflParams,
+) -> None:
+    """Full-batch Adam on f's parameters alone, with f's weight decay."""
+    train_full_batch(
+        list(model.parameters()), loss, epochs, params.lr, params.decay(len(data.y_train))
+    )
+
+
+def _argmax_codes(post: list[np.ndarray]) -> np.ndarray:
+    """Most probable value per weak feature, shape (n, J) int64."""
+    return np.column_stack([p.argmax(axis=1) for p in post]).astype(np.int64)
 
 
 def _encode(post: list[np.ndarray], estimate: str) -> np.ndarray:
@@ -568,11 +596,10 @@ def _fit_h(data: WeakData, model: WeakEstimator, params: _WflParams):
         posteriors(model, x, lik, data.n_levels)
         for x, lik in ((data.x_train, data.lik_train), (data.x_test, data.lik_test))
     ]
-    z_train = np.hstack([data.x_train, _encode(post[0], params.estimate)])
-    z_test = np.hstack([data.x_test, _encode(post[1], params.estimate)])
-    y_pred, score, h = fit_label_model(z_train, data.y_train, z_test, params.C)
-    v_hat = np.column_stack([p.argmax(axis=1) for p in post[1]]).astype(np.int64)
-    return WeakOutput(y_pred, score, v_hat), h
+    y_pred, score, h = _fit_h_on(
+        data, [_encode(post[0], params.estimate)], [_encode(post[1], params.estimate)], params.C
+    )
+    return WeakOutput(y_pred, score, _argmax_codes(post[1])), h
 
 
 class WflSequential(Method):
@@ -616,8 +643,7 @@ class WflSequential(Method):
 
     def run(self, data: WeakData, params: _WflParams, seed: int) -> WeakOutput:
         """Fit f, estimate the weak features, fit h."""
-        with _threads(params.threads), torch.random.fork_rng():
-            torch.manual_seed(seed)
+        with _torch_run(params.threads, seed):
             model = _fit_estimator(data, params)
             return _fit_h(data, model, params)[0]
 
@@ -661,19 +687,12 @@ class WflIterative(Method):
 
     def run(self, data: WeakData, params: WflIterative.Params, seed: int) -> WeakOutput:
         """Sequential start, then R rounds of (update f with h fixed; refit h)."""
-        with _threads(params.threads), torch.random.fork_rng():
-            torch.manual_seed(seed)
+        with _torch_run(params.threads, seed):
             model = _fit_estimator(data, params)
             out, h = _fit_h(data, model, params)
             for _ in range(params.rounds):
                 loss = _joint_loss(data, model, torch_linear_from(h), params.lam)
-                train_full_batch(
-                    list(model.parameters()),
-                    loss,
-                    max(1, params.epochs // 2),
-                    params.lr,
-                    params.decay(len(data.y_train)),
-                )
+                _train_f(data, model, loss, max(1, params.epochs // 2), params)
                 out, h = _fit_h(data, model, params)
             return out
 
@@ -728,8 +747,7 @@ class WflJoint(Method):
 
     def run(self, data: WeakData, params: WflJoint.Params, seed: int) -> WeakOutput:
         """Train f and h together, then predict from the test posterior."""
-        with _threads(params.threads), torch.random.fork_rng():
-            torch.manual_seed(seed)
+        with _torch_run(params.threads, seed):
             n = len(data.y_train)
             model = WeakEstimator(data.x_train.shape[1], data.n_levels, params.hidden)
             h = torch.nn.Linear(data.x_train.shape[1] + sum(data.n_levels), 1)
@@ -744,5 +762,4 @@ class WflJoint(Method):
             with torch.no_grad():
                 z = torch.as_tensor(np.hstack([data.x_test, *post]), dtype=torch.float32)
                 score = torch.sigmoid(h(z)).squeeze(1).double().numpy()
-        v_hat = np.column_stack([p.argmax(axis=1) for p in post]).astype(np.int64)
-        return WeakOutput((score >= 0.5).astype(np.int64), score, v_hat)
+        return WeakOutput((score >= 0.5).astype(np.int64), score, _argmax_codes(post))

@@ -13,6 +13,10 @@ __all__ = ["Accuracy", "Auc", "BalancedAccuracy", "OracleGap", "WfAccuracy"]
 TASK = "weak-features"
 
 
+def _accuracy(data: WeakData, output: WeakOutput) -> float:
+    return float(np.mean(output.y_pred == data.y_test))
+
+
 class Accuracy(Metric):
     """Downstream accuracy of h on the test rows.
 
@@ -30,7 +34,7 @@ class Accuracy(Metric):
 
     def compute(self, data: WeakData, output: WeakOutput) -> float:
         """Share of test rows with ``y_pred == y_test``."""
-        return float(np.mean(output.y_pred == data.y_test))
+        return _accuracy(data, output)
 
 
 class BalancedAccuracy(Metric):
@@ -129,4 +133,4 @@ class OracleGap(Metric):
         from harness_weak_features.methods import Oracle
 
         oracle = Oracle().run(data, Oracle.Params(), 0)
-        return float(np.mean(oracle.y_pred == data.y_test) - np.mean(output.y_pred == data.y_test))
+        return _accuracy(data, oracle) - _accuracy(data, output)
