@@ -134,9 +134,8 @@ def run(
     """Run every cell of SUITE with a progress bar, then summarise and write the report."""
     registry, spec = _suite(suite)
     if dry_run:
-        cells = list({c.cell_hash: c for c in spec.cells}.values())
-        console.print(_cell_table(cells, f"{spec.name}: {len(cells)} cells"))
-        console.print(f"{len(cells)} cells")
+        console.print(_cell_table(spec.cells, f"{spec.name}: {len(spec.cells)} cells"))
+        console.print(f"{len(spec.cells)} cells")
         return
     from harness.runner import run_suite
     from harness.tracking import Tracker

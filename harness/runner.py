@@ -9,16 +9,18 @@ in the driver process, which is the only MLflow writer.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import random
 import signal
 import sys
+import threading
 import time
 import traceback
 import warnings
 from collections import Counter, deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from typing import Any
@@ -176,9 +178,7 @@ def _worker(conn: Connection, registry: Registry, threads: int) -> None:
     while True:
         try:
             cell = conn.recv()
-        except EOFError:
-            return
-        if cell is None:
+        except EOFError:  # the driver closed the pipe
             return
         conn.send(execute_cell(cell, registry))
 
@@ -282,14 +282,7 @@ class LocalExecutor:
         if time.monotonic() >= slot.deadline:
             slot.process.kill()
             slot.process.join()
-            now = int(time.time() * 1000)
-            return CellResult(
-                cell.cell_hash,
-                "timeout",
-                reason=f"killed after the cell timeout of {cell.timeout:g} s",
-                start_ms=now - int(1000 * (cell.timeout or 0)),
-                end_ms=now,
-            )
+            return _timed_out(cell)
         return None
 
 
@@ -367,14 +360,18 @@ class DaskExecutor:
         client.cancel(future)
         if workers:
             client.restart_workers(workers)
-        now = int(time.time() * 1000)
-        return CellResult(
-            cell.cell_hash,
-            "timeout",
-            start_ms=now,
-            end_ms=now,
-            reason=f"killed after the cell timeout of {cell.timeout:g} s",
-        )
+        return _timed_out(cell)
+
+
+def _timed_out(cell: Cell) -> CellResult:
+    now = int(time.time() * 1000)
+    return CellResult(
+        cell.cell_hash,
+        "timeout",
+        reason=f"killed after the cell timeout of {cell.timeout:g} s",
+        start_ms=now - int(1000 * (cell.timeout or 0)),
+        end_ms=now,
+    )
 
 
 def _died(cell: Cell, exitcode: int | None) -> CellResult:
@@ -383,6 +380,22 @@ def _died(cell: Cell, exitcode: int | None) -> CellResult:
     return CellResult(
         cell.cell_hash, "failed", reason=reason, error=reason, start_ms=now, end_ms=now
     )
+
+
+@contextlib.contextmanager
+def _sigint_deferred() -> Iterator[None]:
+    """Hold Ctrl-C until the block ends, then raise it (main thread only; else a no-op)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if caught:
+        raise KeyboardInterrupt
 
 
 @dataclass
@@ -421,7 +434,7 @@ def run_suite(
     from harness.tracking import git_commit
 
     executor = executor or LocalExecutor(registry, 1)
-    cells = list({c.cell_hash: c for c in suite.cells}.values())  # a config listed twice runs once
+    cells = suite.cells
     experiment = tracker.experiment_id(suite.name, create=True)
     done = set() if force else tracker.finished_hashes(experiment)
     todo = [c for c in cells if c.cell_hash not in done]
@@ -432,7 +445,8 @@ def run_suite(
         on_start(len(cells), len(todo))
 
     def handle(cell: Cell, result: CellResult) -> bool:
-        tracker.log_cell(experiment, parent, cell, result, registry.plugins, commit)
+        with _sigint_deferred():  # a cell is logged whole or not at all
+            tracker.log_cell(experiment, parent, cell, result, registry.plugins, commit)
         outcome.ran += 1
         if result.status in ("failed", "timeout"):
             outcome.problems.append((cell, result))

@@ -239,6 +239,7 @@ def load_suite(path: str | Path, registry: Registry) -> Suite:
         raise SuiteError("\n".join(dict.fromkeys(problems)))
     if not cells:
         raise SuiteError(f"{path}: runs: the suite (with its includes) has no cells.")
+    cells = list({c.cell_hash: c for c in cells}.values())  # a config listed twice runs once
     expanded = {"name": top.name, "description": top.description, "runs": expanded_runs}
     return Suite(top.name, path, top.description, cells, expanded)
 

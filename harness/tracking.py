@@ -150,7 +150,7 @@ class Tracker:
         )
         params = {"suite": str(suite.path), "cells": str(len(suite.cells))}
         params |= {k: str(v) for k, v in settings.items()}
-        self._log_batch(run.info.run_id, {}, params, ())
+        self._log_batch(run.info.run_id, [], params)
         text = yaml.safe_dump(suite.expanded, sort_keys=False)
         self.client.log_text(run.info.run_id, text, "suite.yaml")
         return run.info.run_id
@@ -198,7 +198,7 @@ class Tracker:
         )
         run_id = run.info.run_id
         params = cell.params() | {f"dataset.{k}": v for k, v in result.described.items()}
-        self._log_batch(run_id, self._metrics(result), params, ())
+        self._log_batch(run_id, self._metrics(result), params)
         for name, curve in result.curves.items():
             self.client.log_text(run_id, _curve_csv(curve), f"curves/{name}.csv")
         if result.error:
@@ -222,9 +222,8 @@ class Tracker:
             ]
         return out
 
-    def _log_batch(
-        self, run_id: str, metrics: list[Any], params: Mapping[str, str], tags: Iterable[Any]
-    ) -> None:
+    def _log_batch(self, run_id: str, metrics: list[Any], params: Mapping[str, str]) -> None:
+        """Log metrics and params in as few calls as MLflow's per-call limits allow."""
         from mlflow.entities import Param
 
         pending_params = [Param(k, str(v)[:6000]) for k, v in params.items()]
@@ -240,7 +239,6 @@ class Tracker:
                 run_id,
                 metrics=batch_metrics,
                 params=batch_params,
-                tags=list(tags),
                 synchronous=True,
             )
 

@@ -22,7 +22,8 @@ def _rows():
 def test_summary_groups_by_declared_params_not_described_facts(registry):
     table = summary_table(_rows(), registry)
     assert list(table.index) == [("noise(n=5)", "mean"), ("noise(n=9)", "mean")]
-    half = stats.t.ppf(0.975, 1) * 2**0.5 / 2**0.5  # sd of (1, 3) is sqrt(2), n = 2
+    # abs-error (1, 3): sd sqrt(2), n = 2, so the half-width is t(0.975, 1) * sqrt(2) / sqrt(2)
+    half = stats.t.ppf(0.975, 1)
     assert table.loc[("noise(n=5)", "mean"), "abs-error"] == f"2 ± {half:.2g}"
     assert table.loc[("noise(n=9)", "mean"), "seeds"] == "2"
 

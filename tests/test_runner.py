@@ -121,3 +121,17 @@ def test_warnings_are_kept_with_the_cell_not_printed(registry, write_suite, monk
     result = execute_cell(_cells(registry, write_suite)[0], registry)
     assert result.status == "ok"
     assert len(result.warnings) == 1 and result.warnings[0].startswith("3 x UserWarning: estimate")
+
+
+def test_ctrl_c_while_logging_a_cell_waits_for_the_cell(monkeypatch):
+    import os
+    import signal
+
+    from harness.runner import _sigint_deferred
+
+    finished = []
+    with pytest.raises(KeyboardInterrupt), _sigint_deferred():
+        os.kill(os.getpid(), signal.SIGINT)
+        finished.append("logged")  # still runs: the interrupt waits for the block's end
+    assert finished == ["logged"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

@@ -122,3 +122,8 @@ def test_unknown_task_mentions_disabled_plugins(registry, write_suite, monkeypat
     monkeypatch.setenv("HARNESS_DISABLE_PLUGINS", "fair-regression")
     with pytest.raises(SuiteError, match=r"HARNESS_DISABLE_PLUGINS blocks: fair-regression"):
         load_suite(write_suite(BASE.replace("task: toy", "task: fair-regression")), registry)
+
+
+def test_a_configuration_listed_twice_gives_one_cell(registry, write_suite):
+    twice = BASE.replace("      - noise\n", "      - noise\n      - noise\n", 1)
+    assert len(load_suite(write_suite(twice), registry).cells) == 16
