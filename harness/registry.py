@@ -7,11 +7,15 @@ and indexes the components by ``(kind, task, name)``.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
+import sys
+import types
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
+from pathlib import Path
 
 import pluggy
 
@@ -50,12 +54,32 @@ class Registry:
         ``{plugin name: version}`` of every loaded plugin.
     entries : dict[str, dict[tuple[str, str], Entry]]
         ``{kind: {(task, name): Entry}}`` for kind in dataset, method, metric, report.
+    sources : dict[str, Path]
+        ``{plugin name: its package folder or module file}``: what :meth:`fingerprint`
+        hashes.
     """
 
     plugins: dict[str, str] = field(default_factory=dict)
     entries: dict[str, dict[tuple[str, str], Entry]] = field(
         default_factory=lambda: {kind: {} for kind in KINDS}
     )
+    sources: dict[str, Path] = field(default_factory=dict)
+    _fingerprints: dict[str, str] = field(default_factory=dict, repr=False)
+
+    def fingerprint(self, plugin: str) -> str:
+        """A digest of the installed code of ``plugin`` (part of every cell's identity).
+
+        SHA-256 over the relative path and bytes of every file of the plugin's top-level
+        package (``__pycache__`` and compiled files left out), or of its module file for a
+        single-module plugin; computed once per process. An edit to any source or package
+        data file changes it, so the cells that use the plugin run again on resume.
+
+        :returns: 16 hex digits, or ``"unknown"`` when the source cannot be located (a
+            plugin object defined in ``__main__``, say): such cells resume on params alone.
+        """
+        if plugin not in self._fingerprints:
+            self._fingerprints[plugin] = _fingerprint(self.sources.get(plugin))
+        return self._fingerprints[plugin]
 
     def tasks(self) -> list[str]:
         """Every task some component belongs to, sorted."""
@@ -89,6 +113,30 @@ class Registry:
                 f"Unknown {kind} '{name}' for task '{task}'{_at(where)}. Known: {known}."
                 " See 'harness list'."
             ) from None
+
+
+def _source_of(plugin: object) -> Path | None:
+    """The top-level package folder (or module file) that defines a plugin object."""
+    module = plugin.__name__ if isinstance(plugin, types.ModuleType) else type(plugin).__module__
+    top = sys.modules.get(module.split(".")[0])
+    file = getattr(top, "__file__", None)
+    if not file or module == "__main__":
+        return None
+    path = Path(file).resolve()
+    return path.parent if path.name == "__init__.py" else path
+
+
+def _fingerprint(source: Path | None) -> str:
+    if source is None or not source.exists():
+        return "unknown"
+    digest = hashlib.sha256()
+    files = [source] if source.is_file() else sorted(source.rglob("*"))
+    for path in files:
+        if not path.is_file() or "__pycache__" in path.parts or path.suffix in (".pyc", ".pyo"):
+            continue
+        digest.update(str(path.relative_to(source.parent)).encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
 
 
 def _at(where: str) -> str:
@@ -144,6 +192,10 @@ def build_registry(
             f" {err}. Hooks: " + ", ".join(_HOOK_OF_KIND.values())
         ) from err
     registry = Registry(plugins=versions)
+    for name, plugin, _ in candidates:
+        source = _source_of(plugin)
+        if source is not None:
+            registry.sources[name] = source
     for kind, hook_name in _HOOK_OF_KIND.items():
         for impl in getattr(pm.hook, hook_name).get_hookimpls():
             for cls in impl.function() or ():

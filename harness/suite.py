@@ -75,8 +75,18 @@ class Cell:
         Hard limit in seconds.
     versions : tuple of (plugin, version)
         The dataset's and the method's plugins.
+    code : tuple of (plugin, fingerprint)
+        :meth:`harness.registry.Registry.fingerprint` of every plugin that contributes a
+        component (dataset, method or metric) to the cell, sorted by plugin name.
     cell_hash : str
-        Hex digest over task, names, params, seed and plugin versions (resume key).
+        Hex digest of everything that determines the result (the resume key, docs/design.md
+        "Resume"): task, component names and params, seed, the metric list with metric
+        params, plugin versions and ``code``. A change in any of them makes a new cell.
+    config_hash : str
+        Hex digest of task, names, params and seed only: the same experiment before and
+        after a code or metric change (used to say *why* a cell runs again).
+    metrics_hash : str
+        Hex digest of the metric list with its params.
     """
 
     task: str
@@ -88,9 +98,12 @@ class Cell:
     metrics: tuple[tuple[str, dict[str, Any]], ...]
     timeout: float | None
     versions: tuple[tuple[str, str], ...]
+    code: tuple[tuple[str, str], ...] = ()
     dataset_seed: int = field(init=False)
     method_seed: int = field(init=False)
     cell_hash: str = field(init=False)
+    config_hash: str = field(init=False)
+    metrics_hash: str = field(init=False)
 
     def __post_init__(self) -> None:
         data_id = _canonical([self.task, self.dataset, self.dataset_params])
@@ -99,8 +112,12 @@ class Cell:
         )
         object.__setattr__(self, "dataset_seed", _derive_seed(self.seed, data_id))
         object.__setattr__(self, "method_seed", _derive_seed(self.seed, cell_id))
-        digest = hashlib.sha256(_canonical([cell_id, self.seed, self.versions]).encode())
-        object.__setattr__(self, "cell_hash", digest.hexdigest()[:20])
+        config = _digest([cell_id, self.seed])
+        metrics = _digest([list(m) for m in self.metrics])
+        identity = [cell_id, self.seed, self.versions, metrics, self.code]
+        object.__setattr__(self, "config_hash", config)
+        object.__setattr__(self, "metrics_hash", metrics)
+        object.__setattr__(self, "cell_hash", _digest(identity))
 
     @property
     def data_key(self) -> str:
@@ -150,6 +167,10 @@ class Suite:
 
 def _canonical(obj: Any) -> str:
     return json.dumps(obj, sort_keys=True, default=str, separators=(",", ":"))
+
+
+def _digest(obj: Any) -> str:
+    return hashlib.sha256(_canonical(obj).encode()).hexdigest()[:20]
 
 
 def _derive_seed(seed: int, identity: str) -> int:
@@ -287,12 +308,18 @@ def _expand(path, spec, registry, stack, problems, cells, expanded_runs) -> None
                 "methods": [m[:2] for m in methods],
             }
         )
+        metric_plugins = {registry.get("metric", run.task, m).plugin for m, _ in metrics}
         for (dname, dparams, dver), (mname, mparams, mver), seed in itertools.product(
             datasets, methods, seeds
         ):
+            plugins = sorted({dver[0], mver[0], *metric_plugins})
+            code = tuple((p, registry.fingerprint(p)) for p in plugins)
             cells.append(
-                Cell(run.task, dname, dparams, mname, mparams, seed, metrics, timeout, (dver, mver))
-            )
+                Cell(
+                    run.task, dname, dparams, mname, mparams, seed, metrics, timeout, (dver, mver),
+                    code,
+                )
+            )  # fmt: skip
 
 
 def _configs(path, base, kind, task, entries, registry, problems) -> list:
