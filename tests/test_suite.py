@@ -107,7 +107,7 @@ def test_suite_is_read_with_safe_load_only(registry, write_suite):
 
 
 def test_missing_include_names_the_including_file(registry, write_suite):
-    with pytest.raises(SuiteError, match=r"suite.yaml: include: suite file .*nope.yaml"):
+    with pytest.raises(SuiteError, match=r"suite.yaml: include\[0\]: suite file .*nope.yaml"):
         load_suite(write_suite("name: x\ninclude: [nope.yaml]\n"), registry)
 
 
