@@ -1,8 +1,10 @@
 """Reports of the ``margin-qml`` task: do margins predict the generalisation gap?
 
 Source: Hur & Park, ICML 2025, ``QPR/calculate_correlations.py`` (papers file §4): Kendall τ
-(``scipy.stats.kendalltau``, nan_policy='omit') and histogram mutual information
-(``np.histogram2d`` with round(√n) bins, log base 2) between each measure and the gap.
+(``scipy.stats.kendalltau``) and histogram mutual information (``np.histogram2d`` with
+round(√n) bins, log base 2) between each measure and the gap. Added here (not in the paper):
+each MI is compared with its permutation null, and the verdict is made per noise level from
+the excess MI with a family-wise permutation p-value (:mod:`harness_margin_qml.stats`).
 """
 
 from __future__ import annotations
@@ -16,13 +18,23 @@ from collections.abc import Mapping
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from scipy.stats import kendalltau
 
 from harness import Curve, Report
+from harness_margin_qml import stats
+from harness_margin_qml.stats import histogram_mi
 
-__all__ = ["MEASURES", "MarginCorrelation", "correlation_table", "histogram_mi"]
+__all__ = [
+    "MEASURES",
+    "MarginCorrelation",
+    "correlation_table",
+    "histogram_mi",
+    "margin_verdict",
+    "measure_table",
+    "scope_associations",
+]
 
 GAP = "generalization-gap"
+TEST = "test-accuracy"
 # label -> (metric column, family, axis label)
 MEASURES: dict[str, tuple[str, str, str]] = {
     "Q1": ("margin-q25", "margin", "training-margin Q1 (misclassified = 0)"),
@@ -35,45 +47,120 @@ MEASURES: dict[str, tuple[str, str, str]] = {
 }
 
 
-def histogram_mi(x: np.ndarray, y: np.ndarray) -> float:
-    """Mutual information I(x; y) in bits from a 2-D histogram with round(√n) bins per axis.
+MARGIN_FAMILY, PARAMETER_FAMILY, CONTROL_FAMILY = "margin", "parameters", "control"
+# Negative control: the mean margin permuted across the models of each noise level.
+SHUFFLED = "shuffled-margin"
+ALPHA = 0.01
+N_PERM, N_BOOT = 2000, 200
+COLUMNS = [
+    "noise",
+    "measure",
+    "kendall_tau",
+    "tau_p",
+    "mi_bits",
+    "mi_null_mean",
+    "mi_excess",
+    "mi_p",
+    "mi_excess_ci_low",
+    "mi_excess_ci_high",
+    "n",
+    "family",
+    "dataset",
+    "n_qubits",
+]
 
-    Empty cells contribute nothing (the official code clamps them to 1e-10, which changes the
-    sum by < 1e-8).
 
-    Examples
-    --------
-    >>> x = np.repeat([0.0, 1.0], 50)
-    >>> round(histogram_mi(x, x), 6)
-    1.0
+def scope_associations(
+    target: np.ndarray,
+    measures: Mapping[str, np.ndarray],
+    *,
+    strata: np.ndarray | None = None,
+    n_perm: int = N_PERM,
+    n_boot: int = N_BOOT,
+    seed: int = 0,
+) -> dict[str, stats.Association]:
+    """:func:`stats.association` of every measure against one target, on shared permutations.
+
+    Parameters
+    ----------
+    target : numpy.ndarray of float, shape (n,)
+    measures : mapping of label to numpy.ndarray of float, shape (n,)
+    strata : numpy.ndarray, shape (n,), optional
+        Noise level of each model; permutations and bootstrap resamples stay inside a level
+        (used for the pooled scope, where the gap and the margins both move with r).
+    n_perm, n_boot : int
+        Permutations of the null; bootstrap resamples (0: no interval).
+    seed : int
+        Seeds the permutations, resamples and nothing else.
+
+    Returns
+    -------
+    dict of label to stats.Association
     """
-    x, y = np.asarray(x, float), np.asarray(y, float)
-    bins = max(1, round(np.sqrt(len(x))))
-    joint, _, _ = np.histogram2d(x, y, bins=bins)
-    pxy = joint / joint.sum()
-    px, py = pxy.sum(1, keepdims=True), pxy.sum(0, keepdims=True)
-    mask = pxy > 0
-    return float((pxy[mask] * np.log2(pxy[mask] / (px @ py)[mask])).sum())
-
-
-def _stats(df: pd.DataFrame, label: str) -> dict[str, float]:
-    column = MEASURES[label][0]
-    sub = df[[column, GAP]].dropna()
-    x, g = sub[column].to_numpy(float), sub[GAP].to_numpy(float)
-    if len(sub) < 3 or np.ptp(x) == 0 or np.ptp(g) == 0:
-        return {"n": len(sub), "tau": np.nan, "p_value": np.nan, "mi_bits": np.nan}
-    tau = kendalltau(g, x, nan_policy="omit")
+    rng = np.random.default_rng(seed)
+    n = len(target)
+    perms = stats.permutations(n, n_perm, rng, strata)
+    boots = stats._bootstraps(n, n_boot, rng, strata) if n_boot else None
     return {
-        "n": len(sub),
-        "tau": float(tau.statistic),
-        "p_value": float(tau.pvalue),
-        "mi_bits": histogram_mi(g, x),
+        label: stats.association(target, x, perms, boots=boots, rng=rng)
+        for label, x in measures.items()
+    }
+
+
+def margin_verdict(
+    assoc: Mapping[str, stats.Association], families: Mapping[str, str], alpha: float = ALPHA
+) -> dict[str, object]:
+    """Does a margin statistic predict the gap better than parameter counts, here?
+
+    True when (a) the best margin measure's excess MI is significant family-wise over the
+    margin measures (Westfall-Young max-T on the shared permutations, p < ``alpha``), and
+    (b) that excess is larger than the best parameter-count excess. ``alpha`` = 0.01 is
+    about 0.05 / 5, Bonferroni over the paper's five noise levels.
+
+    Parameters
+    ----------
+    assoc : mapping of label to stats.Association
+        From :func:`scope_associations` (one scope, one target).
+    families : mapping of label to family
+        ``"margin"``, ``"parameters"`` or another family (ignored, e.g. the control).
+
+    Returns
+    -------
+    dict
+        best margin measure and excess, its family-wise p, best parameter-count measure and
+        excess, its family-wise p, and ``margins predict better`` (bool).
+    """
+
+    def best(family: str) -> tuple[str, float, float]:
+        labels = [k for k in assoc if families.get(k) == family]
+        if not labels:
+            return "", float("nan"), float("nan")
+        top = max(labels, key=lambda k: assoc[k].mi_excess)
+        p = stats.family_p(
+            [assoc[k].mi_bits for k in labels],
+            [assoc[k].null for k in labels],
+            [assoc[k].mi_null_mean for k in labels],
+        )
+        return top, assoc[top].mi_excess, p
+
+    m_label, m_excess, m_p = best(MARGIN_FAMILY)
+    p_label, p_excess, p_p = best(PARAMETER_FAMILY)
+    wins = bool(m_p < alpha and (np.isnan(p_excess) or m_excess > p_excess))
+    return {
+        "best margin": m_label,
+        "margin excess MI (bits)": m_excess,
+        "margin family p": m_p,
+        "best parameter count": p_label,
+        "parameter excess MI (bits)": p_excess,
+        "parameter family p": p_p,
+        "alpha": alpha,
+        "margins predict better": wins,
     }
 
 
 def _prepare(results: pd.DataFrame) -> pd.DataFrame:
     df = results[results["status"] == "ok"].copy() if "status" in results else results.copy()
-    for column in [GAP] + [m[0] for m in MEASURES.values()]:
+    for column in [GAP, TEST] + [m[0] for m in MEASURES.values()]:
         if column in df:
             df[column] = pd.to_numeric(df[column], errors="coerce")
     df["noise"] = pd.to_numeric(df.get("dataset.noise", 0.0), errors="coerce").fillna(0.0)
@@ -81,57 +168,102 @@ def _prepare(results: pd.DataFrame) -> pd.DataFrame:
     return df
 
 
-def correlation_table(results: pd.DataFrame) -> pd.DataFrame:
-    """Kendall τ and MI of every measure against the gap, per noise level and pooled.
+def _scope_measures(
+    sub: pd.DataFrame, target: str, seed: int
+) -> tuple[np.ndarray, dict[str, np.ndarray], np.ndarray]:
+    """Target and measure arrays of one scope, rows with a missing value dropped, plus the
+    ``shuffled-margin`` control (mean margin permuted within each noise level)."""
+    cols = [MEASURES[k][0] for k in MEASURES if MEASURES[k][0] in sub]
+    sub = sub[[target, "noise", *cols]].replace([np.inf, -np.inf], np.nan).dropna()
+    measures = {k: sub[v[0]].to_numpy(float) for k, v in MEASURES.items() if v[0] in sub}
+    if "mean" in measures:
+        rng = np.random.default_rng(seed + 1)
+        shuffled = measures["mean"].copy()
+        noise = sub["noise"].to_numpy()
+        for level in np.unique(noise):
+            idx = np.flatnonzero(noise == level)
+            shuffled[idx] = shuffled[rng.permutation(idx)]
+        measures[SHUFFLED] = shuffled
+    return sub[target].to_numpy(float), measures, sub["noise"].to_numpy()
+
+
+FAMILIES = {k: v[1] for k, v in MEASURES.items()} | {SHUFFLED: CONTROL_FAMILY}
+
+
+def measure_table(
+    results: pd.DataFrame,
+    target: str = GAP,
+    *,
+    n_perm: int = N_PERM,
+    n_boot: int = N_BOOT,
+    seed: int = 0,
+    prepared: bool = False,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Kendall τ and null-corrected MI of every measure against ``target``, per r and pooled.
 
     Parameters
     ----------
     results : pandas.DataFrame
-        One row per cell, with ``dataset``, ``dataset.noise``, ``dataset.n_qubits``, the gap
-        and the measure columns of :data:`MEASURES`.
+        One row per cell with ``dataset``, ``dataset.noise``, ``dataset.n_qubits``, the
+        target and the measure columns of :data:`MEASURES`.
+    target : str
+        ``"generalization-gap"`` (default) or ``"test-accuracy"``.
+    n_perm, n_boot, seed
+        As for :func:`scope_associations`.
 
     Returns
     -------
-    pandas.DataFrame
-        Columns dataset, n_qubits, noise ("pooled" or the level), measure, family, n, tau,
-        p_value, mi_bits; τ and MI are NaN where a measure or the gap is constant.
+    (measures, verdicts) : tuple of pandas.DataFrame
+        ``measures`` has the columns :data:`COLUMNS` (noise is the level or "pooled"; the
+        pooled null permutes within levels); ``verdicts`` one row per (dataset, n_qubits,
+        scope) from :func:`margin_verdict`. Scopes with fewer than 3 models are left out.
     """
-    return _correlations(_prepare(results))
-
-
-def _correlations(df: pd.DataFrame) -> pd.DataFrame:
-    """:func:`correlation_table` of results already passed through :func:`_prepare`."""
-    rows = []
+    df = results if prepared else _prepare(results)
+    rows, verdicts = [], []
+    if target not in df:
+        return pd.DataFrame(columns=COLUMNS), pd.DataFrame()
     for (dataset, n_qubits), part in df.groupby(["dataset", "n_qubits"], sort=True):
-        scopes = [(f"{r:g}", part[part["noise"] == r]) for r in sorted(part["noise"].unique())]
-        for scope, sub in [*scopes, ("pooled", part)]:
-            for label, (column, family, _) in MEASURES.items():
-                if column in sub and GAP in sub:
-                    stats = _stats(sub, label)
-                    rows.append(
-                        {"dataset": dataset, "n_qubits": n_qubits, "noise": scope}
-                        | {"measure": label, "family": family}
-                        | stats
-                    )
-    return pd.DataFrame(rows)
+        levels = sorted(part["noise"].unique())
+        scopes = [(f"{r:g}", part[part["noise"] == r]) for r in levels]
+        if len(levels) > 1:
+            scopes.append(("pooled", part))
+        for scope, sub in scopes:
+            y, measures, noise = _scope_measures(sub, target, seed)
+            if len(y) < 3 or np.ptp(y) == 0:
+                continue
+            strata = noise if scope == "pooled" else None
+            assoc = scope_associations(
+                y, measures, strata=strata, n_perm=n_perm, n_boot=n_boot, seed=seed
+            )
+            for label, a in assoc.items():
+                rows.append(
+                    {
+                        "noise": scope,
+                        "measure": label,
+                        "kendall_tau": a.kendall_tau,
+                        "tau_p": a.tau_p,
+                        "mi_bits": a.mi_bits,
+                        "mi_null_mean": a.mi_null_mean,
+                        "mi_excess": a.mi_excess,
+                        "mi_p": a.mi_p,
+                        "mi_excess_ci_low": a.ci_low,
+                        "mi_excess_ci_high": a.ci_high,
+                        "n": a.n,
+                        "family": FAMILIES[label],
+                        "dataset": dataset,
+                        "n_qubits": n_qubits,
+                    }
+                )
+            verdicts.append(
+                {"dataset": dataset, "n_qubits": n_qubits, "noise": scope, "n": len(y)}
+                | margin_verdict(assoc, FAMILIES)
+            )
+    return pd.DataFrame(rows, columns=COLUMNS), pd.DataFrame(verdicts)
 
 
-def _claim(table: pd.DataFrame) -> pd.DataFrame:
-    pooled = table[table["noise"] == "pooled"]
-    rows = []
-    for (dataset, n_qubits), part in pooled.groupby(["dataset", "n_qubits"]):
-        best = part.groupby("family")["mi_bits"].max()
-        margin, params = best.get("margin", np.nan), best.get("parameters", np.nan)
-        rows.append(
-            {
-                "dataset": dataset,
-                "n_qubits": n_qubits,
-                "best margin MI (bits)": margin,
-                "best parameter-count MI (bits)": params,
-                "margins win": bool(margin > params),
-            }
-        )
-    return pd.DataFrame(rows)
+def correlation_table(results: pd.DataFrame, **kwargs) -> pd.DataFrame:
+    """The ``measures`` table of :func:`measure_table` against the gap (kept for callers)."""
+    return measure_table(results, **kwargs)[0]
 
 
 def _scatter(df: pd.DataFrame) -> plt.Figure:
@@ -180,18 +312,22 @@ def _accuracy_table(df: pd.DataFrame) -> pd.DataFrame:
 
 
 class MarginCorrelation(Report):
-    """Margins vs parameter counts as predictors of the generalisation gap.
+    """Margins vs parameter counts as predictors of the generalisation gap, null-corrected.
 
-    Source: Hur & Park, ICML 2025, Table 1 / ``calculate_correlations.py``: Kendall τ and
-    histogram MI (bits) of Q1, Q2, Q3, mean margin, #params, #effective params against the
-    gap, per label-noise level and pooled over levels.
+    Source: Hur & Park, ICML 2025, Table 1 / ``calculate_correlations.py`` (Kendall τ and
+    histogram MI of Q1, Q2, mean margin, #params, #effective params against the gap, per
+    label-noise level r); the permutation null, bootstrap interval, ``shuffled-margin``
+    control and per-r verdict are this plugin's additions (see :mod:`harness_margin_qml.stats`).
 
     Returns
     -------
     dict
-        ``correlations`` (table), ``claim`` (pooled best margin MI vs best parameter-count MI
-        per dataset; the paper's claim is that margins win), ``accuracy`` (mean train/test
-        accuracy, gap and Q2 per method, layers and noise) and ``scatter`` (figure).
+        ``generalisation-measures`` (τ, τ p, MI, null mean, excess, permutation p and
+        bootstrap interval of each measure against the gap, per r and pooled),
+        ``test-accuracy-measures`` (the same against test accuracy), ``claim`` (per r and
+        pooled: do margins predict the gap better than parameter counts, from the
+        null-corrected figures), ``accuracy`` (mean train/test accuracy, gap and Q2 per
+        method, layers and noise) and ``scatter`` (figure).
     """
 
     name = "margin-correlation"
@@ -203,10 +339,10 @@ class MarginCorrelation(Report):
         df = _prepare(results)
         if df.empty or GAP not in df:
             return {}
-        table = _correlations(df)
-        return {
-            "correlations": table,
-            "claim": _claim(table),
-            "accuracy": _accuracy_table(df),
-            "scatter": _scatter(df),
-        }
+        measures, claim = measure_table(df, GAP, prepared=True)
+        out: dict[str, object] = {"generalisation-measures": measures, "claim": claim}
+        if TEST in df:
+            out["test-accuracy-measures"] = measure_table(df, TEST, n_boot=0, prepared=True)[0]
+        out["accuracy"] = _accuracy_table(df)
+        out["scatter"] = _scatter(df)
+        return out
