@@ -13,29 +13,31 @@ from harness_fair_regression import datasets, methods, metrics, reports
 
 @hookimpl
 def harness_datasets() -> list[type]:
-    """The four datasets of the task."""
-    return [datasets.SyntheticLinear, datasets.CommunitiesCrime, datasets.LawSchool,
-            datasets.Diabetes]  # fmt: skip
+    """The five datasets of the task."""
+    return [datasets.SyntheticLinear, datasets.SyntheticUnequalVariance,
+            datasets.CommunitiesCrime, datasets.LawSchool, datasets.Diabetes]  # fmt: skip
 
 
 @hookimpl
 def harness_methods() -> list[type]:
-    """The base regressor, four post-processings and the adversarial baseline."""
+    """The base regressor, five post-processings and the adversarial baseline."""
     return [
         methods.Unconstrained,
         methods.WassersteinBarycenter,
         methods.Projection,
         methods.PartialFairness,
         methods.MetaOptimalPostProcessing,
+        methods.EquipyFairWasserstein,
         methods.Adversarial,
     ]
 
 
 @hookimpl
 def harness_metrics() -> list[type]:
-    """Accuracy, exact unfairness and risk to the fair Bayes predictor."""
+    """Accuracy, exact unfairness, and the risks of the meta-theorem (synthetic data)."""
     return [metrics.MSE, metrics.RMSE, metrics.KSUnfairness, metrics.W2Unfairness,
-            metrics.SPDisparity, metrics.FairRisk]  # fmt: skip
+            metrics.SPDisparity, metrics.FairRisk, metrics.RegressionRisk,
+            metrics.ExcessRisk, metrics.TransportRisk]  # fmt: skip
 
 
 @hookimpl

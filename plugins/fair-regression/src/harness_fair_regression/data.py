@@ -127,12 +127,19 @@ class FairRegressionData:
     g_star_test : ndarray of float64, shape (n_test,) or None
         Fair Bayes predictor g*(x, s) = sum_s' p_s' Q_{f*|s'}(F_{f*|s}(f*(x, s))) on the test
         split (synthetic data only), in target units.
+    f_star_train, f_star_calib : ndarray of float64, shape (n_train,) / (n_calib,), or None
+        f* on the training and calibration rows (synthetic data only): the ``oracle``
+        base regressor and the ``transport-risk`` metric use them.
+    cost_of_fairness : float or None
+        U(f*) = min_nu sum_s p_s W_2^2(Law(f* | S=s), nu) = E(f* - g*)^2 in closed form
+        (synthetic data only), squared target units.
 
     Raises
     ------
     ValueError
-        If shapes disagree, a feature or target holds NaN/inf (naming the column), or a
-        group is missing from a split or has fewer than two rows there (naming the group).
+        If shapes disagree, a feature, target or Bayes prediction holds NaN/inf (naming the
+        field or column), or a group is missing from a split or has fewer than two rows
+        there (naming the group).
     """
 
     name: str
@@ -149,6 +156,9 @@ class FairRegressionData:
     target_name: str = "y"
     f_star_test: np.ndarray | None = field(default=None)
     g_star_test: np.ndarray | None = field(default=None)
+    f_star_train: np.ndarray | None = field(default=None)
+    f_star_calib: np.ndarray | None = field(default=None)
+    cost_of_fairness: float | None = None
 
     def __post_init__(self) -> None:
         d = len(self.feature_names)
@@ -166,6 +176,21 @@ class FairRegressionData:
             if y.shape != (getattr(self, f"X_{split}").shape[0],):
                 raise ValueError(f"y_{split} shape {y.shape} does not match X_{split}")
             _check_finite(f"y_{split} (target '{self.target_name}')", y)
+        for name, split in (("f_star_train", "train"), ("f_star_calib", "calib"),
+                            ("f_star_test", "test"), ("g_star_test", "test")):  # fmt: skip
+            values = getattr(self, name)
+            if values is None:
+                continue
+            n = getattr(self, f"s_{split}").size
+            if np.shape(values) != (n,):
+                raise ValueError(f"{name} shape {np.shape(values)} != ({n},)")
+            _check_finite(name, np.asarray(values, dtype=float))
+        if self.cost_of_fairness is not None and not (
+            np.isfinite(self.cost_of_fairness) and self.cost_of_fairness >= 0
+        ):
+            raise ValueError(
+                f"cost_of_fairness must be finite and >= 0, got {self.cost_of_fairness}"
+            )
 
     @property
     def n_groups(self) -> int:
@@ -188,7 +213,37 @@ class RegressionOutput:
         Final predictions on ``data.X_test``, in target units.
     base_pred : ndarray of float64, shape (n_test,) or None
         The base regressor's predictions before post-processing, where there is one.
+    oracle_pred : ndarray of float64, shape (n_test,) or None
+        The same post-processing (same transport sample, jitter and split) applied to the
+        Bayes regressor f* instead of the fitted one, where f* is known (synthetic data).
+        Its distance to g* is the transport-estimation term of Fukuchi's meta-theorem.
+
+    Raises
+    ------
+    ValueError
+        If a field is not 1-D, the fields' lengths differ, or a field holds NaN/inf
+        (naming the field: a diverged method fails here, not later in a metric).
     """
 
     y_pred: np.ndarray
     base_pred: np.ndarray | None = None
+    oracle_pred: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        n = None
+        for name in ("y_pred", "base_pred", "oracle_pred"):
+            values = getattr(self, name)
+            if values is None:
+                continue
+            values = np.asarray(values)
+            if values.ndim != 1:
+                raise ValueError(f"RegressionOutput.{name} must be 1-D, got shape {values.shape}")
+            if n is not None and values.size != n:
+                raise ValueError(f"RegressionOutput.{name} has {values.size} rows, y_pred has {n}")
+            n = values.size if n is None else n
+            bad = int((~np.isfinite(values.astype(float))).sum())
+            if bad:
+                raise ValueError(
+                    f"RegressionOutput.{name} holds {bad} NaN/inf value(s);"
+                    " the method diverged or its base model failed"
+                )

@@ -7,12 +7,17 @@ from importlib.resources import files
 from typing import ClassVar, Literal
 
 import numpy as np
-import pandas as pd
 
 from harness import Dataset
 from harness_fair_regression.data import FairRegressionData
 
-__all__ = ["CommunitiesCrime", "Diabetes", "LawSchool", "SyntheticLinear"]
+__all__ = [
+    "CommunitiesCrime",
+    "Diabetes",
+    "LawSchool",
+    "SyntheticLinear",
+    "SyntheticUnequalVariance",
+]
 
 TASK = "fair-regression"
 
@@ -75,10 +80,34 @@ def _describe(data: FairRegressionData) -> dict[str, float | int | str]:
     }
     for g, p in enumerate(data.proportions("train")):
         out[f"p_{g}"] = round(float(p), 4)
+    if data.cost_of_fairness is not None:
+        out["cost_of_fairness"] = float(data.cost_of_fairness)
     return out
 
 
-def _read_csv(file_name: str) -> pd.DataFrame:
+def _group_counts(p: np.ndarray, n: int) -> np.ndarray:
+    """round(p_s n) rows per group, the largest group taking the remainder."""
+    counts = np.round(p * n).astype(int)
+    counts[np.argmax(counts)] += n - counts.sum()
+    return counts
+
+
+def _check_synthetic_sizes(params: object, n_groups: int) -> None:
+    for key in ("n_train", "n_calib", "n_test"):
+        if getattr(params, key) < 4 * n_groups:
+            raise ValueError(f"{key} must be >= 4 per group, got {getattr(params, key)}")
+
+
+def _check_proportions(proportions: tuple[float, ...]) -> np.ndarray:
+    p = np.asarray(proportions, dtype=float)
+    if p.size < 1 or np.any(p <= 0) or np.any(p > 1) or abs(p.sum() - 1) > 1e-9:
+        raise ValueError(f"proportions must be in (0, 1] and sum to 1, got {p.tolist()}")
+    return p
+
+
+def _read_csv(file_name: str):
+    import pandas as pd
+
     with files("harness_fair_regression").joinpath("data", file_name).open("rb") as fh:
         return pd.read_csv(fh, compression="gzip")
 
@@ -112,9 +141,10 @@ class SyntheticLinear(Dataset):
     Returns
     -------
     FairRegressionData
-        With ``f_star_test`` = <x, beta> + b_s and ``g_star_test`` exact. With
+        With ``f_star_*`` = <x, beta> + b_s and ``g_star_test`` exact. With
         beta = 1_d / sqrt(d), f* | S=s ~ N(m_s, 1) where m_s = (shift + bias) * s, so the
-        barycenter map is a shift: g*(x, s) = f*(x, s) - m_s + sum_s' p_s' m_s'.
+        barycenter map is a shift: g*(x, s) = f*(x, s) - m_s + sum_s' p_s' m_s', and
+        ``cost_of_fairness`` U(f*) = sum_s p_s (m_s - mbar)^2.
 
     Raises
     ------
@@ -144,12 +174,8 @@ class SyntheticLinear(Dataset):
         noise: float = 1.0
 
         def __post_init__(self) -> None:
-            p = np.asarray(self.proportions, dtype=float)
-            if p.size < 1 or np.any(p <= 0) or np.any(p > 1) or abs(p.sum() - 1) > 1e-9:
-                raise ValueError(f"proportions must be in (0, 1] and sum to 1, got {p.tolist()}")
-            for key in ("n_train", "n_calib", "n_test"):
-                if getattr(self, key) < 4 * p.size:
-                    raise ValueError(f"{key} must be >= 4 per group, got {getattr(self, key)}")
+            p = _check_proportions(self.proportions)
+            _check_synthetic_sizes(self, p.size)
             if self.d < 1:
                 raise ValueError(f"d must be >= 1, got {self.d}")
             if self.noise < 0:
@@ -164,9 +190,7 @@ class SyntheticLinear(Dataset):
         splits = {}
         for split, n in (("train", params.n_train), ("calib", params.n_calib),
                          ("test", params.n_test)):  # fmt: skip
-            counts = np.round(p * n).astype(int)
-            counts[np.argmax(counts)] += n - counts.sum()
-            s = np.repeat(np.arange(p.size), counts)
+            s = np.repeat(np.arange(p.size), _group_counts(p, n))
             X = rng.standard_normal((n, params.d)) + np.outer(s * params.shift, beta)
             f_star = X @ beta + params.bias * s
             y = f_star + params.noise * rng.standard_normal(n)
@@ -187,10 +211,152 @@ class SyntheticLinear(Dataset):
             target_name="y",
             f_star_test=f_test,
             g_star_test=f_test - means[s_test] + p @ means,
+            f_star_train=splits["train"][3],
+            f_star_calib=splits["calib"][3],
+            cost_of_fairness=float(p @ (means - p @ means) ** 2),
         )
 
     def describe(self, data: FairRegressionData) -> dict[str, float | int | str]:
         """Split sizes and training group proportions."""
+        return _describe(data)
+
+
+def _lipschitz_h(x: np.ndarray) -> np.ndarray:
+    """h(x) = 2 x + |x - 1/2|: strictly increasing, Lipschitz (L = 3), kinked at 1/2."""
+    return 2 * x + np.abs(x - 0.5)
+
+
+class SyntheticUnequalVariance(Dataset):
+    """Groups whose Bayes predictions differ in spread, so the fair target is not a shift.
+
+    Source: constructed for the rate check of Fukuchi, ICML 2025 (meta-theorem: fair risk
+    <= regression risk + transport cost); the Gaussian closed form of the barycenter is
+    Chzhen et al., NeurIPS 2020, and Le Gouic et al. 2020 (1-D W2 barycenter = averaged
+    quantile functions). Reconstruction: the paper has no experiments.
+
+    Parameters
+    ----------
+    n_train, n_calib, n_test : int, default=2000, 2000, 5000
+        Rows of each split.
+    model : {"linear", "lipschitz"}, default="linear"
+        ``linear``: X | S=s ~ N(0, scale_s^2 I_d) and f*(x, s) = <x, 1_d / sqrt(d)> +
+        offset_s, so f* | S=s ~ N(offset_s, scale_s^2) and ridge on (X, one-hot S) is well
+        specified (rate (d + M) / n).
+        ``lipschitz`` (d = 1): X | S=s ~ U[0, scale_s] and f*(x, s) = h(x) + offset_s with
+        h(x) = 2 x + |x - 1/2| (Lipschitz, not differentiable at 1/2): k-NN with
+        k ~ n^(2/3) has rate n^(-2/3) here.
+    d : int, default=5
+        Number of features (must be 1 for ``lipschitz``).
+    proportions : tuple of float, default=(0.7, 0.3)
+        Group proportions p_s, summing to 1.
+    scales : tuple of float, default=(1.0, 2.0)
+        scale_s > 0 per group.
+    offsets : tuple of float, default=(0.0, 1.0)
+        offset_s per group, target units.
+    noise : float, default=1.0
+        Standard deviation of the Gaussian noise on Y, target units.
+
+    Returns
+    -------
+    FairRegressionData
+        With ``f_star_*``, ``g_star_test`` and ``cost_of_fairness`` exact:
+        ``linear``: g*(x, s) = mbar + sbar (f*(x, s) - offset_s) / scale_s with
+        mbar = sum p_s offset_s, sbar = sum p_s scale_s, and U(f*) =
+        sum_s p_s [(offset_s - mbar)^2 + (scale_s - sbar)^2];
+        ``lipschitz``: F_s(f*(x, s)) = x / scale_s, so g*(x, s) =
+        sum_s' p_s' [h(scale_s' x / scale_s) + offset_s'], and U(f*) by a 200,000-point
+        midpoint rule on u in (0, 1) (error < 1e-9).
+
+    Raises
+    ------
+    ValueError
+        If a size is too small, the group tuples differ in length, a scale is <= 0, the
+        proportions do not sum to 1, or d != 1 with ``lipschitz``.
+    """
+
+    name = "synthetic-unequal-variance"
+    task = TASK
+    test_params: ClassVar[dict] = {"n_train": 200, "n_calib": 200, "n_test": 200}
+
+    @dataclass
+    class Params:
+        n_train: int = 2000
+        n_calib: int = 2000
+        n_test: int = 5000
+        model: Literal["linear", "lipschitz"] = "linear"
+        d: int = 5
+        proportions: tuple[float, ...] = (0.7, 0.3)
+        scales: tuple[float, ...] = (1.0, 2.0)
+        offsets: tuple[float, ...] = (0.0, 1.0)
+        noise: float = 1.0
+
+        def __post_init__(self) -> None:
+            p = _check_proportions(self.proportions)
+            _check_synthetic_sizes(self, p.size)
+            if not len(self.scales) == len(self.offsets) == p.size:
+                raise ValueError(
+                    f"proportions, scales and offsets need one value per group, got lengths"
+                    f" {p.size}, {len(self.scales)}, {len(self.offsets)}"
+                )
+            if min(self.scales) <= 0:
+                raise ValueError(f"scales must be > 0, got {self.scales}")
+            if self.d < 1 or (self.model == "lipschitz" and self.d != 1):
+                raise ValueError(f"d must be >= 1 (and 1 for model='lipschitz'), got {self.d}")
+            if self.noise < 0:
+                raise ValueError(f"noise must be >= 0, got {self.noise}")
+
+    def load(self, params: SyntheticUnequalVariance.Params, seed: int) -> FairRegressionData:
+        """Draw the three splits; deterministic in (params, seed)."""
+        rng = np.random.default_rng(seed)
+        p = np.asarray(params.proportions, dtype=float)
+        scale = np.asarray(params.scales, dtype=float)
+        offset = np.asarray(params.offsets, dtype=float)
+        linear = params.model == "linear"
+        beta = np.ones(params.d) / np.sqrt(params.d)
+        splits = {}
+        for split in ("train", "calib", "test"):
+            n = getattr(params, f"n_{split}")
+            s = np.repeat(np.arange(p.size), _group_counts(p, n))
+            if linear:
+                X = rng.standard_normal((n, params.d)) * scale[s, None]
+                f_star = X @ beta + offset[s]
+            else:
+                X = rng.random((n, 1)) * scale[s, None]
+                f_star = _lipschitz_h(X[:, 0]) + offset[s]
+            y = f_star + params.noise * rng.standard_normal(n)
+            splits[split] = (X, y, s.astype(np.int64), f_star)
+        X_test, _, s_test, f_test = splits["test"]
+        if linear:
+            g_star = p @ offset + (p @ scale) * (f_test - offset[s_test]) / scale[s_test]
+            cost = float(p @ ((offset - p @ offset) ** 2 + (scale - p @ scale) ** 2))
+        else:
+            u = X_test[:, 0] / scale[s_test]  # F_s(f*(x, s))
+            g_star = sum(p[k] * (_lipschitz_h(scale[k] * u) + offset[k]) for k in range(p.size))
+            grid = (np.arange(200_000) + 0.5) / 200_000
+            Q = np.stack([_lipschitz_h(scale[k] * grid) + offset[k] for k in range(p.size)])
+            cost = float(p @ np.mean((Q - p @ Q) ** 2, axis=1))
+        return FairRegressionData(
+            name=self.name,
+            X_train=splits["train"][0],
+            y_train=splits["train"][1],
+            s_train=splits["train"][2],
+            X_calib=splits["calib"][0],
+            s_calib=splits["calib"][2],
+            X_test=X_test,
+            y_test=splits["test"][1],
+            s_test=s_test,
+            feature_names=tuple(f"x{j}" for j in range(X_test.shape[1])),
+            group_names=tuple(f"group-{g}" for g in range(p.size)),
+            target_name="y",
+            f_star_test=f_test,
+            g_star_test=g_star,
+            f_star_train=splits["train"][3],
+            f_star_calib=splits["calib"][3],
+            cost_of_fairness=cost,
+        )
+
+    def describe(self, data: FairRegressionData) -> dict[str, float | int | str]:
+        """Split sizes, training group proportions and U(f*)."""
         return _describe(data)
 
 

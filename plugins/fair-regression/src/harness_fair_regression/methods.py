@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import random
 from dataclasses import dataclass
 from typing import ClassVar, Literal
 
@@ -9,28 +11,104 @@ import numpy as np
 
 from harness import Method
 from harness_fair_regression.data import FairRegressionData, RegressionOutput
-from harness_fair_regression.transport import fit_barycenter_map
+from harness_fair_regression.transport import Convention, fit_barycenter_map
 
 __all__ = [
     "Adversarial",
+    "EquipyFairWasserstein",
+    "GroupwiseKNN",
     "MetaOptimalPostProcessing",
     "PartialFairness",
     "Projection",
+    "Regressor",
     "Unconstrained",
     "WassersteinBarycenter",
+    "aware_features",
+    "base_predictions",
+    "make_regressor",
 ]
 
 TASK = "fair-regression"
-Regressor = Literal["ridge", "kernel-ridge", "random-forest", "gradient-boosting", "knn"]
+Regressor = Literal[
+    "ridge", "kernel-ridge", "random-forest", "gradient-boosting", "knn", "knn-rate", "oracle"
+]
+"""Base regressor names; every method of the task takes one as its ``regressor`` param.
+
+``oracle`` is the Bayes regressor f* itself (synthetic datasets only): post-processing it
+isolates the transport-estimation error.
+"""
 _CACHE: dict[tuple, tuple[FairRegressionData, dict[str, np.ndarray]]] = {}
 _CACHE_SIZE = 8
 
 
-def make_regressor(regressor: str):
+class GroupwiseKNN:
+    """k-nearest-neighbour regression fitted within each group, k_s = ceil(n_s^(2/3)).
+
+    Source: Gyorfi, Kohler, Krzyzak, Walk, "A Distribution-Free Theory of Nonparametric
+    Regression", Springer 2002, Theorem 6.2: for a Lipschitz (Hoelder-1) regression
+    function in dimension d = 1, k ~ n^(2/3) gives the minimax rate E(f_hat - f*)^2 =
+    O(n^(-2/3)) (variance sigma^2 / k, squared bias (L k / n)^2).
+
+    Parameters
+    ----------
+    n_groups : int
+        Number of groups M; the last M columns of the features are the group one-hot
+        (see ``aware_features``), the others are standardised per group.
+    exponent : float, default=2/3
+        k_s = ceil(n_s ** exponent), capped at n_s.
+
+    Notes
+    -----
+    A scikit-learn-style estimator (``fit(Z, y)``, ``predict(Z)``) written for this
+    plugin: scikit-learn has no per-group k schedule.
+    """
+
+    def __init__(self, n_groups: int, exponent: float = 2 / 3) -> None:
+        self.n_groups = n_groups
+        self.exponent = exponent
+
+    def _split(self, Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return Z[:, : -self.n_groups], Z[:, -self.n_groups :].argmax(axis=1)
+
+    def fit(self, Z: np.ndarray, y: np.ndarray) -> GroupwiseKNN:
+        """Fit one standardised k-NN per group; ``Z`` of shape (n, d + M)."""
+        from sklearn.neighbors import KNeighborsRegressor
+        from sklearn.pipeline import make_pipeline
+        from sklearn.preprocessing import StandardScaler
+
+        X, s = self._split(Z)
+        self.models_ = {}
+        for g in np.unique(s):
+            rows = s == g
+            k = min(int(rows.sum()), math.ceil(rows.sum() ** self.exponent))
+            model = make_pipeline(StandardScaler(), KNeighborsRegressor(n_neighbors=k))
+            self.models_[int(g)] = model.fit(X[rows], y[rows])
+        return self
+
+    def predict(self, Z: np.ndarray) -> np.ndarray:
+        """Predictions of shape (n,); a group unseen at fit raises ValueError."""
+        X, s = self._split(Z)
+        out = np.empty(X.shape[0])
+        for g in np.unique(s):
+            if int(g) not in self.models_:
+                raise ValueError(f"group {g} had no training rows")
+            out[s == g] = self.models_[int(g)].predict(X[s == g])
+        return out
+
+
+def make_regressor(regressor: str, n_groups: int = 2):
     """A fresh scikit-learn estimator for ``regressor``; every random state is fixed to 0.
 
     ``kernel-ridge`` is RBF kernel ridge regression with a 300-component Nystroem
     approximation of the kernel (exact KernelRidge needs O(n^2) memory: 1.4 GB on law-school).
+    ``knn`` has k = 10 (no rate: its risk stops falling once n >> 10); ``knn-rate`` is
+    ``GroupwiseKNN`` with k_s = ceil(n_s^(2/3)). ``oracle`` is not an estimator (see
+    ``base_predictions``).
+
+    Raises
+    ------
+    ValueError
+        For an unknown name or ``oracle``.
     """
     from sklearn.ensemble import HistGradientBoostingRegressor, RandomForestRegressor
     from sklearn.kernel_approximation import Nystroem
@@ -52,7 +130,11 @@ def make_regressor(regressor: str):
         return HistGradientBoostingRegressor(random_state=0)
     if regressor == "knn":
         return make_pipeline(StandardScaler(), KNeighborsRegressor(n_neighbors=10))
-    raise ValueError(f"unknown regressor {regressor!r}")
+    if regressor == "knn-rate":
+        return GroupwiseKNN(n_groups)
+    if regressor == "oracle":
+        raise ValueError("regressor='oracle' is f* itself; use base_predictions(data, 'oracle')")
+    raise ValueError(f"unknown regressor {regressor!r}; choose one of {Regressor.__args__}")
 
 
 def aware_features(X: np.ndarray, s: np.ndarray, n_groups: int) -> np.ndarray:
@@ -69,7 +151,8 @@ def base_predictions(
     ----------
     data : FairRegressionData
     regressor : str
-        One of the ``Regressor`` names.
+        One of the ``Regressor`` names; ``"oracle"`` returns the Bayes regressor f* of
+        each split (synthetic data only).
     rows : ndarray of int, optional
         Training rows to fit on (default: all).
 
@@ -79,14 +162,27 @@ def base_predictions(
         ``{"train", "calib", "test"}`` -> predictions of shape (n_split,), target units.
         Results are cached per (data object, regressor, rows), so methods sharing a loaded
         dataset in one worker fit the base model once.
+
+    Raises
+    ------
+    ValueError
+        If ``regressor`` is unknown, or is ``"oracle"`` on data without f* (real data).
     """
+    if regressor == "oracle":
+        stars = {split: getattr(data, f"f_star_{split}") for split in ("train", "calib", "test")}
+        if any(v is None for v in stars.values()):
+            raise ValueError(
+                f"regressor='oracle' needs the Bayes regressor f* on every split;"
+                f" dataset '{data.name}' has none (use a synthetic dataset)"
+            )
+        return {split: np.asarray(v, dtype=float) for split, v in stars.items()}
     key = (id(data), regressor, None if rows is None else rows.tobytes())
     hit = _CACHE.get(key)
     if hit is not None and hit[0] is data:
         return hit[1]
     m = data.n_groups
     train = slice(None) if rows is None else rows
-    model = make_regressor(regressor)
+    model = make_regressor(regressor, m)
     model.fit(aware_features(data.X_train[train], data.s_train[train], m), data.y_train[train])
     preds = {
         split: model.predict(aware_features(getattr(data, f"X_{split}"),
@@ -106,32 +202,79 @@ def _check_jitter(jitter: float) -> None:
 
 def _transport(
     data: FairRegressionData,
-    pred: np.ndarray,
-    s: np.ndarray,
-    test_pred: np.ndarray,
+    rows: tuple[np.ndarray | None, np.ndarray | None],
+    base: dict[str, np.ndarray],
     *,
     jitter: float,
     split: bool,
-    rng: np.random.Generator,
-) -> np.ndarray:
-    """Fit the barycenter map on (pred, s) and map the test predictions with ``rng``."""
-    fitted = fit_barycenter_map(pred, s, data.n_groups, jitter=jitter, split=split, rng=rng)
-    return fitted.transform(test_pred, data.s_test, rng)
+    seed: int,
+    rng: np.random.Generator | None = None,
+    convention: Convention = "order-statistic",
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Fit the barycenter map on the transport sample and map the test predictions.
+
+    Parameters
+    ----------
+    rows : (train rows or None, use calibration)
+        The transport sample: the given training rows (labels unused) plus, when the
+        second item is not None, every calibration row.
+    base : dict
+        ``base_predictions`` output of the fitted regressor.
+    seed, rng : int, numpy Generator
+        ``rng`` (default ``default_rng(seed)``) draws the split and the jitter of the
+        fitted map; ``convention="equipy"`` draws with ``random.Random(seed)`` instead.
+
+    Returns
+    -------
+    (fair, oracle)
+        Mapped test predictions, shape (n_test,), and, where f* is known, the same
+        post-processing applied to f* (fresh rng from ``[seed, 1]``), else None.
+    """
+    train_rows, _ = rows
+
+    def sample(pred: dict[str, np.ndarray]) -> np.ndarray:
+        parts = [] if train_rows is None else [pred["train"][train_rows]]
+        return np.concatenate([*parts, pred["calib"]])
+
+    s = sample({"train": data.s_train, "calib": data.s_calib})
+
+    def run(pred: dict[str, np.ndarray], gen) -> np.ndarray:
+        fitted = fit_barycenter_map(
+            sample(pred), s, data.n_groups, jitter=jitter, split=split, rng=gen,
+            convention=convention,
+        )  # fmt: skip
+        return fitted.transform(pred["test"], data.s_test, gen)
+
+    def gen_for(oracle: bool) -> np.random.Generator | random.Random:
+        if convention == "equipy":
+            return random.Random(f"{seed}-oracle" if oracle else seed)
+        return np.random.default_rng([seed, 1] if oracle else seed)
+
+    fair = run(base, rng if rng is not None else gen_for(False))
+    oracle = None
+    if all(getattr(data, f"f_star_{k}") is not None for k in ("train", "calib", "test")):
+        oracle = run(base_predictions(data, "oracle"), gen_for(True))
+    return fair, oracle
 
 
 def _barycenter(
-    data: FairRegressionData, regressor: str, jitter: float, seed: int, *, split: bool = True
-) -> tuple[np.ndarray, np.ndarray]:
-    """(base test predictions, test predictions mapped by the map fitted on calibration).
+    data: FairRegressionData,
+    regressor: str,
+    jitter: float,
+    seed: int,
+    *,
+    split: bool = True,
+    convention: Convention = "order-statistic",
+) -> RegressionOutput:
+    """Base test predictions mapped by the map fitted on the calibration split.
 
     ``split=True`` is Chzhen et al.'s estimator, ``split=False`` Le Gouic et al.'s.
     """
     base = base_predictions(data, regressor)
-    rng = np.random.default_rng(seed)
-    fair = _transport(
-        data, base["calib"], data.s_calib, base["test"], jitter=jitter, split=split, rng=rng
+    fair, oracle = _transport(
+        data, (None, True), base, jitter=jitter, split=split, seed=seed, convention=convention
     )
-    return base["test"], fair
+    return RegressionOutput(y_pred=fair, base_pred=base["test"], oracle_pred=oracle)
 
 
 class Unconstrained(Method):
@@ -212,8 +355,7 @@ class WassersteinBarycenter(Method):
         self, data: FairRegressionData, params: WassersteinBarycenter.Params, seed: int
     ) -> RegressionOutput:
         """Fit f on train, the map on the calibration halves, and map the test predictions."""
-        base, fair = _barycenter(data, params.regressor, params.jitter, seed)
-        return RegressionOutput(y_pred=fair, base_pred=base)
+        return _barycenter(data, params.regressor, params.jitter, seed)
 
 
 class Projection(Method):
@@ -229,6 +371,13 @@ class Projection(Method):
         Base model fitted on the training split, default="ridge".
     jitter : float, default=0.0
         Half-width of uniform tie-breaking noise; 0 reproduces the paper's plain map.
+    convention : {"order-statistic", "equipy"}, default="order-statistic"
+        ``order-statistic``: F_s(y) = #{a < y} / n, Q_s(u) = a[floor(n u)] (Chzhen et al.).
+        ``equipy``: equipy 0.0.11a0's rules (right-continuous ECDF, quantile function
+        linear on linspace(0, 1, n), Python ``random.Random(seed)`` jitter, output clipped
+        to [0, 1] when every base prediction is in [0, 1]); matches
+        ``equipy.fairness.FairWasserstein(sigma=jitter, seed=seed)`` to rounding (measured
+        max difference 1.5e-14 on crime, law school and synthetic, ties included).
 
     Returns
     -------
@@ -255,6 +404,7 @@ class Projection(Method):
     class Params:
         regressor: Regressor = "ridge"
         jitter: float = 0.0
+        convention: Convention = "order-statistic"
 
         def __post_init__(self) -> None:
             _check_jitter(self.jitter)
@@ -263,8 +413,9 @@ class Projection(Method):
         self, data: FairRegressionData, params: Projection.Params, seed: int
     ) -> RegressionOutput:
         """Fit f on train, the map on all calibration predictions, and map the test split."""
-        base, fair = _barycenter(data, params.regressor, params.jitter, seed, split=False)
-        return RegressionOutput(y_pred=fair, base_pred=base)
+        return _barycenter(
+            data, params.regressor, params.jitter, seed, split=False, convention=params.convention
+        )
 
 
 class PartialFairness(Method):
@@ -321,15 +472,16 @@ class PartialFairness(Method):
         if params.alpha == 1:
             base = base_predictions(data, params.regressor)["test"]
             return RegressionOutput(y_pred=base, base_pred=base)
-        base, fair = _barycenter(data, params.regressor, params.jitter, seed)
+        out = _barycenter(data, params.regressor, params.jitter, seed)
         if params.alpha == 0:
-            return RegressionOutput(y_pred=fair, base_pred=base)
+            return out
         t = np.sqrt(params.alpha)
-        return RegressionOutput(y_pred=t * base + (1 - t) * fair, base_pred=base)
+        base = out.base_pred
+        return RegressionOutput(y_pred=t * base + (1 - t) * out.y_pred, base_pred=base)
 
 
 class MetaOptimalPostProcessing(Method):
-    """Fukuchi's meta-optimal estimator: sample-split base fit, then barycenter transport.
+    """Fukuchi's meta-optimal estimator: fit a base regressor, then barycenter transport.
 
     Source: Fukuchi, "Meta Optimality for Demographic Parity Constrained Regression via
     Post-Processing", ICML 2025 (arXiv 2506.13947), Section 4 post-processing estimator
@@ -337,11 +489,19 @@ class MetaOptimalPostProcessing(Method):
 
     Parameters
     ----------
-    regressor : {"ridge", "kernel-ridge", "random-forest", "gradient-boosting", "knn"}
+    regressor : {"ridge", "kernel-ridge", "random-forest", "gradient-boosting", "knn", \
+"knn-rate", "oracle"}
         Base model, default="ridge".
+    transport_sample : {"calibration", "calibration+held-out"}, default="calibration"
+        ``calibration``: the base is fitted on every training row and the maps on the
+        calibration split, the same data as every other post-processor (then the method
+        is ``projection`` with jitter: same map, one jittered sample).
+        ``calibration+held-out``: the paper's sample split; the base is fitted on
+        ``base_fraction`` of each group's training rows and the rest (labels unused) joins
+        the calibration split to estimate the maps: more transport data, less base data.
     base_fraction : float, default=0.5
-        Fraction of each group's training rows used to fit the base regressor; the rest
-        (labels unused) joins the calibration split to estimate the transport maps.
+        Fraction of each group's training rows for the base fit under
+        ``calibration+held-out`` (ignored under ``calibration``).
     jitter : float, default=1e-5
         Half-width of the uniform tie-breaking noise, target units.
 
@@ -358,9 +518,8 @@ class MetaOptimalPostProcessing(Method):
     Notes
     -----
     Reconstruction, not checked against the paper (its split sizes, CDF smoothing and
-    jitter are not in the papers file): the labeled data are split between the base fit
-    and the transport estimation, F_s and Q_s use one jittered sample (no halves), and
-    the weights w_s are the transport sample's group frequencies.
+    jitter are not in the papers file): F_s and Q_s use one jittered sample (no halves),
+    and the weights w_s are the transport sample's group frequencies.
     """
 
     name = "meta-optimal-post-processing"
@@ -369,6 +528,7 @@ class MetaOptimalPostProcessing(Method):
     @dataclass
     class Params:
         regressor: Regressor = "ridge"
+        transport_sample: Literal["calibration", "calibration+held-out"] = "calibration"
         base_fraction: float = 0.5
         jitter: float = 1e-5
 
@@ -380,21 +540,102 @@ class MetaOptimalPostProcessing(Method):
     def run(
         self, data: FairRegressionData, params: MetaOptimalPostProcessing.Params, seed: int
     ) -> RegressionOutput:
-        """Split train, fit f on one part, estimate the maps on the other part + calib."""
+        """Fit f, estimate the maps on the transport sample, map the test predictions."""
         rng = np.random.default_rng(seed)
-        fit_rows, held = [], []
-        for g in range(data.n_groups):
-            rows = rng.permutation(np.flatnonzero(data.s_train == g))
-            cut = max(1, round(params.base_fraction * rows.size))
-            fit_rows.append(rows[:cut])
-            held.append(rows[cut:])
-        fit_rows_all = np.sort(np.concatenate(fit_rows))
-        held_all = np.sort(np.concatenate(held))
-        base = base_predictions(data, params.regressor, rows=fit_rows_all)
-        pred = np.concatenate([base["train"][held_all], base["calib"]])
-        s = np.concatenate([data.s_train[held_all], data.s_calib])
-        fair = _transport(data, pred, s, base["test"], jitter=params.jitter, split=False, rng=rng)
-        return RegressionOutput(y_pred=fair, base_pred=base["test"])
+        if params.transport_sample == "calibration":
+            base = base_predictions(data, params.regressor)
+            held_all = None
+        else:
+            fit_rows, held = [], []
+            for g in range(data.n_groups):
+                rows = rng.permutation(np.flatnonzero(data.s_train == g))
+                cut = max(1, round(params.base_fraction * rows.size))
+                fit_rows.append(rows[:cut])
+                held.append(rows[cut:])
+            held_all = np.sort(np.concatenate(held))
+            rows = np.sort(np.concatenate(fit_rows))
+            base = (
+                base_predictions(data, "oracle")
+                if params.regressor == "oracle"
+                else base_predictions(data, params.regressor, rows=rows)
+            )
+        fair, oracle = _transport(
+            data, (held_all, True), base, jitter=params.jitter, split=False, seed=seed, rng=rng
+        )
+        return RegressionOutput(y_pred=fair, base_pred=base["test"], oracle_pred=oracle)
+
+
+class EquipyFairWasserstein(Method):
+    """equipy's ``FairWasserstein`` post-processing of a base regressor (the peer library).
+
+    Source: equipy 0.0.11a0 (``equipy.fairness.FairWasserstein``, Fernandes Machado,
+    Grondin, Hu, Ratz, Charpentier), an implementation of Chzhen et al., NeurIPS 2020.
+
+    Parameters
+    ----------
+    regressor : {"ridge", "kernel-ridge", "random-forest", "gradient-boosting", "knn", \
+"knn-rate", "oracle"}
+        Base model fitted on the training split, default="ridge".
+    sigma : float, default=1e-4
+        equipy's jitter half-width (its default), target units.
+
+    Returns
+    -------
+    RegressionOutput
+        ``y_pred`` of shape (n_test,): ``FairWasserstein(sigma, seed=seed)`` fitted on the
+        calibration predictions and applied to the test predictions (epsilon = 0).
+
+    Raises
+    ------
+    ValueError
+        If sigma < 0.
+
+    Notes
+    -----
+    Same data as ``projection``: base on the training split, map on the calibration split.
+    ``projection`` with ``convention="equipy"`` and ``jitter=sigma`` gives the same numbers.
+    """
+
+    name = "equipy-fair-wasserstein"
+    task = TASK
+
+    @dataclass
+    class Params:
+        regressor: Regressor = "ridge"
+        sigma: float = 1e-4
+
+        def __post_init__(self) -> None:
+            _check_jitter(self.sigma)
+
+    def run(
+        self, data: FairRegressionData, params: EquipyFairWasserstein.Params, seed: int
+    ) -> RegressionOutput:
+        """Fit f on train, equipy's map on the calibration predictions, map the test split."""
+        base = base_predictions(data, params.regressor)
+        oracle = None
+        if all(getattr(data, f"f_star_{k}") is not None for k in ("train", "calib", "test")):
+            oracle = _equipy_map(base_predictions(data, "oracle"), data, params.sigma, seed)
+        return RegressionOutput(
+            y_pred=_equipy_map(base, data, params.sigma, seed),
+            base_pred=base["test"],
+            oracle_pred=oracle,
+        )
+
+
+def _equipy_map(
+    pred: dict[str, np.ndarray], data: FairRegressionData, sigma: float, seed: int
+) -> np.ndarray:
+    """``FairWasserstein(sigma, seed).fit(calib).transform(test)`` of ``pred``."""
+    import warnings
+
+    from equipy.fairness import FairWasserstein
+
+    peer = FairWasserstein(sigma=sigma, seed=seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)  # pandas deprecations inside equipy
+        peer.fit(pred["calib"], data.s_calib)
+        out = peer.transform(pred["test"], data.s_test)
+    return np.asarray(out, dtype=float)
 
 
 class Adversarial(Method):

@@ -12,9 +12,12 @@ from harness_fair_regression.data import FairRegressionData, RegressionOutput, c
 __all__ = [
     "MSE",
     "RMSE",
+    "ExcessRisk",
     "FairRisk",
     "KSUnfairness",
+    "RegressionRisk",
     "SPDisparity",
+    "TransportRisk",
     "W2Unfairness",
     "ks_unfairness",
     "sp_disparity",
@@ -277,3 +280,99 @@ class FairRisk(Metric):
         if data.g_star_test is None:
             raise Skip(f"fair-risk needs the fair Bayes predictor g*; '{data.name}' has none")
         return _mse(output.y_pred, data.g_star_test)
+
+
+def _need_f_star(name: str, data: FairRegressionData) -> np.ndarray:
+    if data.f_star_test is None:
+        raise Skip(f"{name} needs the Bayes regressor f*; '{data.name}' has none")
+    return data.f_star_test
+
+
+class RegressionRisk(Metric):
+    """Risk of the base regressor to the Bayes regressor, E(f_hat(X, S) - f*(X, S))^2.
+
+    Source: Fukuchi, ICML 2025, meta-theorem: the regression term of the bound
+    fair risk <~ regression risk + transport cost.
+
+    Returns
+    -------
+    float
+        >= 0, squared target units; mean of (base_pred - f*)^2 over the test rows.
+
+    Raises
+    ------
+    Skip
+        If the dataset has no f* (real data) or the method has no base regressor.
+    """
+
+    name = "regression-risk"
+    task = TASK
+    higher_is_better = False
+
+    def compute(self, data: FairRegressionData, output: RegressionOutput) -> float:
+        """Mean squared distance of the base predictions to f* on the test split."""
+        f_star = _need_f_star(self.name, data)
+        if output.base_pred is None:
+            raise Skip("regression-risk needs the method's base predictions; it has none")
+        return _mse(output.base_pred, f_star)
+
+
+class ExcessRisk(Metric):
+    """Excess risk of the final predictions over the Bayes regressor, E(y_pred - f*)^2.
+
+    Source: Chzhen & Schreuder, Ann. Statist. 2022, Section 2 (the risk of the
+    risk-fairness trade-off; for f_alpha = sqrt(alpha) f* + (1 - sqrt(alpha)) g* it is
+    (1 - sqrt(alpha))^2 U(f*)). MSE = noise variance + this.
+
+    Returns
+    -------
+    float
+        >= 0, squared target units.
+
+    Raises
+    ------
+    Skip
+        If the dataset has no f* (real data).
+    """
+
+    name = "excess-risk"
+    task = TASK
+    higher_is_better = False
+
+    def compute(self, data: FairRegressionData, output: RegressionOutput) -> float:
+        """Mean squared distance of the predictions to f* on the test split."""
+        return _mse(output.y_pred, _need_f_star(self.name, data))
+
+
+class TransportRisk(Metric):
+    """Transport-estimation term: fair risk of the same post-processing applied to f*.
+
+    Source: Fukuchi, ICML 2025, meta-theorem (the cost of estimating the maps to the
+    Wasserstein barycenter); measured as E(G_hat(f*) - g*)^2, where G_hat is the
+    method's estimator refitted on f*'s predictions of the same transport sample
+    (``RegressionOutput.oracle_pred``). A reconstruction of the term, not the paper's
+    definition.
+
+    Returns
+    -------
+    float
+        >= 0, squared target units.
+
+    Raises
+    ------
+    Skip
+        If the dataset has no g* or the method does not post-process onto g*
+        (no ``oracle_pred``).
+    """
+
+    name = "transport-risk"
+    task = TASK
+    higher_is_better = False
+
+    def compute(self, data: FairRegressionData, output: RegressionOutput) -> float:
+        """Mean squared distance of the oracle-base output to g* on the test split."""
+        if data.g_star_test is None:
+            raise Skip(f"transport-risk needs g*; '{data.name}' has none")
+        if output.oracle_pred is None:
+            raise Skip("transport-risk needs oracle_pred: the method does not map onto g*")
+        return _mse(output.oracle_pred, data.g_star_test)

@@ -14,17 +14,34 @@ of group s (``n_s`` points) and ``b_s`` the sorted sample used for its quantile 
 So the j-th smallest calibration value of group s goes to the weighted mean of the
 j/n_s-quantiles of every group; with one group and ``a = b`` the map is the identity on
 the calibration points.
+
+``convention="equipy"`` follows equipy 0.0.11a0 (``equipy/fairness/_base.py``,
+``_estimate_ecdf_eqf`` and ``_fair_y_values``) instead: one sample for both (``a = b``),
+
+* ``F_s(y) = #{a_s <= y} / n_s`` (statsmodels ``ECDF``: right-continuous, so ties count
+  as below),
+* ``Q_s(u)`` = linear interpolation of ``a_s`` on ``linspace(0, 1, n_s)`` (equipy ``EQF``),
+* the jitter drawn with Python's ``random.Random(seed).uniform(-sigma, sigma)``, one draw
+  per row in row order (all calibration rows at fit, all test rows at transform),
+* the output clipped to [0, 1] when every (unjittered) input prediction lies in [0, 1].
 """
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
 from harness_fair_regression.data import check_groups, check_predictions
 
-__all__ = ["BarycenterMap", "fit_barycenter_map"]
+__all__ = ["BarycenterMap", "Convention", "fit_barycenter_map"]
+
+Convention = Literal["order-statistic", "equipy"]
+"""How F_s and Q_s are read off the samples (see the module docstring)."""
+
+Rng = np.random.Generator | random.Random
 
 
 @dataclass(frozen=True)
@@ -41,19 +58,22 @@ class BarycenterMap:
         Barycenter weights w_s (group frequencies), summing to 1.
     jitter : float
         Half-width sigma of the uniform noise added at fit and at transform time.
+    convention : {"order-statistic", "equipy"}
+        How F_s and Q_s are evaluated (module docstring), default "order-statistic".
     """
 
     cdf_samples: tuple[np.ndarray, ...]
     quantile_samples: tuple[np.ndarray, ...]
     weights: np.ndarray
     jitter: float
+    convention: Convention = "order-statistic"
 
     @property
     def n_groups(self) -> int:
         """Number of groups M."""
         return len(self.weights)
 
-    def transform(self, pred: np.ndarray, s: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    def transform(self, pred: np.ndarray, s: np.ndarray, rng: Rng) -> np.ndarray:
         """Map predictions onto the barycenter: g(y, s) = sum_s' w_s' Q_s'(F_s(y + eps)).
 
         Parameters
@@ -62,8 +82,9 @@ class BarycenterMap:
             Base predictions f(x, s), in target units.
         s : ndarray of int, shape (n,)
             Group codes in ``0 .. n_groups - 1``.
-        rng : numpy.random.Generator
-            Source of the fresh jitter eps ~ U[-jitter, jitter] (unused when jitter = 0).
+        rng : numpy.random.Generator or random.Random
+            Source of the fresh jitter eps ~ U[-jitter, jitter] (unused when jitter = 0);
+            ``random.Random`` draws as equipy does (one ``uniform`` call per row).
 
         Returns
         -------
@@ -82,11 +103,27 @@ class BarycenterMap:
             raise ValueError(f"s has codes outside the fitted groups 0..{self.n_groups - 1}")
         y = _jitter(pred, self.jitter, rng)
         out = np.empty_like(y)
+        equipy = self.convention == "equipy"
         for g, index in enumerate(_group_rows(s, self.n_groups)):
             a = self.cdf_samples[g]
-            rank = np.searchsorted(a, y[index], side="left")  # n_g * F_g(y)
-            out[index] = self._barycenter_at(rank, a.size)
+            rank = np.searchsorted(a, y[index], side="right" if equipy else "left")
+            if equipy:
+                out[index] = self._interpolated_barycenter_at(rank / a.size)
+            else:
+                out[index] = self._barycenter_at(rank, a.size)  # rank = n_g * F_g(y)
+        if equipy and pred.size and pred.min() >= 0 and pred.max() <= 1:
+            np.clip(out, 0, 1, out=out)  # equipy's _fair_y_values keeps [0, 1] scores there
         return out
+
+    def _interpolated_barycenter_at(self, u: np.ndarray) -> np.ndarray:
+        """sum_s' w_s' Q_s'(u) with Q_s' linear on linspace(0, 1, m_s'), shape of ``u``."""
+        total = np.zeros(u.shape, dtype=float)
+        for w, b in zip(self.weights, self.quantile_samples, strict=True):
+            if b.size == 1:
+                total += w * b[0]
+            else:
+                total += w * np.interp(u, np.linspace(0, 1, b.size), b)
+        return total
 
     def _barycenter_at(self, rank: np.ndarray, n: int) -> np.ndarray:
         """sum_s' w_s' Q_s'(rank / n), shape of ``rank``."""
@@ -104,9 +141,12 @@ def _group_rows(s: np.ndarray, n_groups: int) -> list[np.ndarray]:
     return [order[bounds[g] : bounds[g + 1]] for g in range(n_groups)]
 
 
-def _jitter(values: np.ndarray, sigma: float, rng: np.random.Generator) -> np.ndarray:
+def _jitter(values: np.ndarray, sigma: float, rng: Rng) -> np.ndarray:
+    """``values`` + U[-sigma, sigma] noise; a ``random.Random`` draws row by row (equipy)."""
     if sigma == 0:
         return values.astype(float, copy=True)
+    if isinstance(rng, random.Random):
+        return values + np.array([rng.uniform(-sigma, sigma) for _ in range(values.size)])
     return values + rng.uniform(-sigma, sigma, size=values.shape)
 
 
@@ -117,7 +157,8 @@ def fit_barycenter_map(
     *,
     jitter: float,
     split: bool,
-    rng: np.random.Generator,
+    rng: Rng,
+    convention: Convention = "order-statistic",
 ) -> BarycenterMap:
     """Estimate F_s, Q_s and w_s from unlabeled predictions.
 
@@ -137,8 +178,11 @@ def fit_barycenter_map(
         Half-width sigma >= 0 of the uniform noise U[-sigma, sigma] (target units).
     split : bool
         Whether to use disjoint halves for F_s and Q_s.
-    rng : numpy.random.Generator
-        Source of the jitter and of the split.
+    rng : numpy.random.Generator or random.Random
+        Source of the jitter and of the split (a ``random.Random`` only without split).
+    convention : {"order-statistic", "equipy"}, default="order-statistic"
+        How F_s and Q_s are read off the samples (module docstring); ``"equipy"`` needs
+        ``split=False``.
 
     Returns
     -------
@@ -148,14 +192,19 @@ def fit_barycenter_map(
     Raises
     ------
     ValueError
-        If shapes differ, a prediction is NaN/inf, ``jitter`` < 0, or a group is missing
-        or has fewer than two points (naming the group).
+        If shapes differ, a prediction is NaN/inf, ``jitter`` < 0, a group is missing
+        or has fewer than two points (naming the group), or ``convention="equipy"`` is
+        asked with ``split=True``.
     """
     pred, s = check_predictions(
         pred, s, "calibration predictions hold NaN/inf; the map needs finite values"
     )
     if jitter < 0:
         raise ValueError(f"jitter must be >= 0, got {jitter}")
+    if convention not in ("order-statistic", "equipy"):
+        raise ValueError(f"convention must be 'order-statistic' or 'equipy', got {convention!r}")
+    if convention == "equipy" and split:
+        raise ValueError("convention='equipy' uses one sample for F_s and Q_s: pass split=False")
     check_groups("the calibration sample", s, n_groups)
     y = _jitter(pred, jitter, rng)
     rows = _group_rows(s, n_groups)
@@ -172,4 +221,4 @@ def fit_barycenter_map(
             cdf.append(values)
             quantile.append(values)
     weights = np.array([index.size for index in rows]) / s.size
-    return BarycenterMap(tuple(cdf), tuple(quantile), weights, float(jitter))
+    return BarycenterMap(tuple(cdf), tuple(quantile), weights, float(jitter), convention)
