@@ -42,5 +42,5 @@ def harness_metrics() -> list[type]:
 
 @hookimpl
 def harness_reports() -> list[type]:
-    """Risk-unfairness scatter and fair-risk rate."""
-    return [reports.RiskUnfairness, reports.FairRiskRate]
+    """Risk-unfairness scatter, the meta-theorem's rates and the alpha trade-off."""
+    return [reports.RiskUnfairness, reports.FairRiskRate, reports.TradeOff]

@@ -7,16 +7,15 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from harness import Curve, Report
 
-__all__ = ["FairRiskRate", "RiskUnfairness"]
+__all__ = ["FairRiskRate", "RiskUnfairness", "TradeOff", "fitted_slope", "slope_table"]
 
 TASK = "fair-regression"
 
 
-def _ok(results: pd.DataFrame) -> pd.DataFrame:
+def _ok(results):
     df = results
     if "task" in df:
         df = df[df["task"] == TASK]
@@ -26,16 +25,57 @@ def _ok(results: pd.DataFrame) -> pd.DataFrame:
     if "method.regressor" not in df:
         df["method.regressor"] = "-"
     df["method.regressor"] = df["method.regressor"].fillna("-").astype(str)
-    df["label"] = df["method"].astype(str) + " / " + df["method.regressor"]
+    df["variant"] = _method_variants(df)
+    df["label"] = (
+        df["method"].astype(str)
+        + " / "
+        + df["method.regressor"]
+        + df["variant"].map(lambda v: f" ({v})" if v else "")
+    )
     df["panel"] = _dataset_labels(df)
     return df
 
 
-def _dataset_labels(df: pd.DataFrame) -> pd.Series:
+def _method_variants(df):
+    """Per row, the method params other than ``regressor`` that vary within its method
+    (``alpha=0.25``), so that a method's configurations are not averaged together."""
+    out = df["method"].astype(str).map(lambda _: "")
+    columns = [c for c in df.columns if c.startswith("method.") and c != "method.regressor"]
+    for _, part in df.groupby("method"):
+        varying = [c for c in columns if part[c].astype(str).nunique() > 1]
+        if varying:
+            out.loc[part.index] = (
+                part[varying]
+                .astype(str)
+                .apply(
+                    lambda row, cols=varying: ", ".join(
+                        f"{c.removeprefix('method.')}={row[c]}" for c in cols
+                    ),
+                    axis=1,
+                )
+            )
+    return out
+
+
+_FACTS = {"dataset.n_features", "dataset.groups", "dataset.cost_of_fairness"}
+
+
+def _dataset_labels(df, skip: tuple[str, ...] = ()):
     """``dataset`` plus the dataset params that vary within it (``synthetic-linear
-    (n_train=250)``), so that configurations are not averaged together."""
+    (n_train=250)``), so that configurations are not averaged together; params in ``skip``
+    (and described facts such as the split sizes) are left out."""
     labels = df["dataset"].astype(str)
-    columns = [c for c in df.columns if c.startswith("dataset.")]
+    skipped = {f"dataset.{k}" for k in skip}
+    if "dataset.n_train" in skipped:  # described sizes follow the declared ones
+        skipped |= {"dataset.n_calib", "dataset.n_test"}
+    columns = [
+        c
+        for c in df.columns
+        if c.startswith("dataset.")
+        and c not in skipped
+        and c not in _FACTS
+        and not c.startswith("dataset.p_")
+    ]
     for name, part in df.groupby("dataset"):
         varying = [c for c in columns if part[c].astype(str).nunique() > 1]
         if varying:
@@ -79,8 +119,9 @@ def _style(method: str, regressor: str, methods: list[str]) -> dict[str, Any]:
 
 
 def _legend(fig: Any, ax: Any) -> None:
+    """One figure legend below the panels (outside every data area)."""
     handles, labels = ax.get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=8, frameon=False)
+    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8, frameon=False)
 
 
 class RiskUnfairness(Report):
@@ -112,7 +153,7 @@ class RiskUnfairness(Report):
         risk: str = "mse"
         unfairness: str = "ks-unfairness"
 
-    def build(self, results: pd.DataFrame, curves: Mapping[str, Mapping[str, Curve]]) -> dict:
+    def build(self, results: Any, curves: Mapping[str, Mapping[str, Curve]]) -> dict:
         """Aggregate over seeds per (dataset, method, regressor) and plot."""
         risk, unfair = self.params.risk, self.params.unfairness
         df = _ok(results)
@@ -120,7 +161,7 @@ class RiskUnfairness(Report):
             return {}
         df = df.dropna(subset=[risk, unfair])
         table = (
-            df.groupby(["panel", "method", "method.regressor"])[[risk, unfair]]
+            df.groupby(["panel", "method", "method.regressor", "variant", "label"])[[risk, unfair]]
             .agg(["mean", "std", "count"])
             .reset_index()
         )
@@ -135,7 +176,7 @@ class RiskUnfairness(Report):
                     xerr=np.nan_to_num(row[f"{unfair} std"]),
                     yerr=np.nan_to_num(row[f"{risk} std"]),
                     linestyle="none", capsize=3,
-                    label=f"{row['method']} / {row['method.regressor']}",
+                    label=row["label"],
                     **_style(row["method"], row["method.regressor"], methods),
                 )  # fmt: skip
             ax.set_title(dataset, fontsize=9)
@@ -157,51 +198,227 @@ def fitted_slope(n: np.ndarray, risk: np.ndarray) -> float:
     return float(np.polyfit(np.log(n), np.log(risk), 1)[0])
 
 
-class FairRiskRate(Report):
-    """Fair risk against training size on log-log axes, with the fitted slope.
+def _t_interval(values: np.ndarray) -> tuple[float, float, float]:
+    """Mean and two-sided 95% Student-t interval of ``values`` (seeds as replicates)."""
+    from scipy import stats
 
-    Source: Fukuchi & Sakuma, NeurIPS 2023, Theorem 1 (rate d M / n for the linear model);
-    Fukuchi, ICML 2025, meta-theorem (fair risk <= regression risk + transport cost).
+    values = np.asarray(values, dtype=float)
+    mean = float(values.mean())
+    if values.size < 2:
+        return mean, float("nan"), float("nan")
+    half = float(stats.t.ppf(0.975, values.size - 1) * values.std(ddof=1) / np.sqrt(values.size))
+    return mean, mean - half, mean + half
+
+
+RATE_METRICS = ("regression-risk", "fair-risk", "transport-risk")
+
+
+def slope_table(df: Any, size: str = "n_train", metrics: tuple[str, ...] = RATE_METRICS) -> Any:
+    """Log-log slopes of the meta-theorem's risks against the sample size, with 95% CIs.
+
+    Source: Fukuchi, ICML 2025 (meta-theorem: fair risk <~ regression risk + transport
+    cost); the CI is over seeds: each seed gives one least-squares slope across the sizes
+    (a paired design, as every size of one seed shares the seed), then a Student-t
+    interval over the seeds; ``fair - regression`` is the per-seed paired difference.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Rows with columns ``panel``, ``label`` (method / regressor and varying params),
+        ``seed``, ``size``
+        and the metrics (positive values).
+    size : str
+        Column of the sample size.
+    metrics : tuple of str
+        Metrics to fit; missing ones are left out.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (panel, method / regressor) with, per metric, ``<metric> slope`` and
+        ``<metric> lo`` / ``hi`` (95% CI), the same for ``fair - regression``, and
+        ``seeds`` / ``sizes`` (only seeds that have every size are used).
+    """
+    import pandas as pd
+
+    present = [m for m in metrics if m in df and df[m].notna().any()]
+    rows: list[dict[str, Any]] = []
+    for (panel, label), part in df.groupby(["panel", "label"]):
+        sizes = np.sort(part[size].unique())
+        if sizes.size < 2:
+            continue
+        slopes: dict[str, list[float]] = {m: [] for m in present}
+        n_seeds = 0
+        for _, one in part.groupby("seed"):
+            one = one.groupby(size)[present].mean()
+            if one.shape[0] != sizes.size:
+                continue
+            n_seeds += 1
+            for m in present:
+                values = one[m].to_numpy(float)
+                ok = np.isfinite(values).all() and (values > 0).all()
+                slopes[m].append(fitted_slope(sizes, values) if ok else np.nan)
+        if n_seeds == 0:
+            continue
+        row: dict[str, Any] = {"panel": panel, "method / regressor": label}
+        for m in present:
+            values = np.asarray(slopes[m])
+            if np.isnan(values).any():
+                continue
+            row[f"{m} slope"], row[f"{m} lo"], row[f"{m} hi"] = _t_interval(values)
+        if "fair-risk slope" in row and "regression-risk slope" in row:
+            diff = np.asarray(slopes["fair-risk"]) - np.asarray(slopes["regression-risk"])
+            row["fair - regression"], row["fair - regression lo"], row["fair - regression hi"] = (
+                _t_interval(diff)
+            )
+        row["seeds"], row["sizes"] = n_seeds, int(sizes.size)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+_LINES = {"fair-risk": "-", "regression-risk": "--", "transport-risk": ":"}
+
+
+class FairRiskRate(Report):
+    """The meta-theorem's risks against training size, log-log, with slopes and 95% CIs.
+
+    Source: Fukuchi, ICML 2025, meta-theorem (fair risk <~ regression risk + transport
+    cost); Fukuchi & Sakuma, NeurIPS 2023, Theorem 1 (rate d M / n for the linear model).
 
     Returns
     -------
     dict
-        ``fair-risk-rate`` (Figure, ``synthetic-linear`` cells only: mean fair-risk per
-        n_train and its slope per (method, regressor)) and ``fair-risk-rate-table``
-        (DataFrame of slopes), or ``{}`` when there are fewer than two training sizes.
+        ``fair-risk-rate`` (Figure: one panel per dataset configuration; fair risk solid,
+        regression risk dashed, transport risk dotted; mean over seeds per n_train) and
+        ``fair-risk-rate-table`` (``slope_table``: slopes with 95% CIs over seeds and the
+        paired fair - regression difference), or ``{}`` without two training sizes.
     """
 
     name = "fair-risk-rate"
     task = TASK
 
-    def build(self, results: pd.DataFrame, curves: Mapping[str, Mapping[str, Curve]]) -> dict:
-        """Plot mean fair-risk per n_train and fit log-log slopes."""
+    def build(self, results: Any, curves: Mapping[str, Mapping[str, Curve]]) -> dict:
+        """Plot mean risks per n_train and fit per-seed log-log slopes."""
+        import pandas as pd
+
         df = _ok(results)
         if df.empty or "fair-risk" not in df or "dataset.n_train" not in df:
             return {}
-        df = df[(df["dataset"] == "synthetic-linear")].dropna(subset=["fair-risk"])
-        df = df.assign(n_train=pd.to_numeric(df["dataset.n_train"], errors="coerce"))
-        if df["n_train"].nunique() < 2:
+        df = df.dropna(subset=["fair-risk"])
+        df = df.assign(
+            n_train=pd.to_numeric(df["dataset.n_train"], errors="coerce"),
+            panel=_dataset_labels(df, skip=("n_train",)),
+        )
+        df = df.dropna(subset=["n_train"])
+        if df.empty or df.groupby("panel")["n_train"].nunique().max() < 2:
             return {}
-        fig, axes = _figure(1)
-        ax = axes[0]
-        rows: list[dict[str, Any]] = []
+        table = slope_table(df)
+        if table.empty:
+            return {}
+        panels = sorted(table["panel"].unique())
+        fig, axes = _figure(len(panels))
         methods = sorted(df["method"].unique())
-        for (method, regressor), part in df.groupby(["method", "method.regressor"]):
-            mean = part.groupby("n_train")["fair-risk"].mean()
-            if mean.size < 2 or (mean <= 0).any():
-                continue
-            slope = fitted_slope(mean.index.to_numpy(float), mean.to_numpy(float))
-            label = f"{method} / {regressor}"
-            ax.loglog(mean.index, mean.to_numpy(), label=f"{label} (slope {slope:.2f})",
-                      **_style(method, regressor, methods))  # fmt: skip
-            rows.append({"method / regressor": label, "slope": slope, "sizes": mean.size})
-        sizes = np.sort(df["n_train"].unique())
-        ax.set_xticks(sizes, [str(int(n)) for n in sizes])
-        ax.minorticks_off()
-        ax.set_xlabel("n_train (labeled rows)")
-        ax.set_ylabel("fair-risk E(g - g*)^2 (squared target units)")
-        ax.set_title("synthetic-linear: fair risk vs n")
-        ax.legend(fontsize=6)
-        fig.tight_layout()
-        return {"fair-risk-rate": fig, "fair-risk-rate-table": pd.DataFrame(rows)}
+        for ax, panel in zip(axes, panels, strict=True):
+            part = df[df["panel"] == panel]
+            for (method, regressor, name), one in part.groupby(
+                ["method", "method.regressor", "label"]
+            ):
+                style = _style(method, regressor, methods)
+                for metric, line in _LINES.items():
+                    if metric not in one or one[metric].isna().all():
+                        continue
+                    mean = one.groupby("n_train")[metric].mean()
+                    if mean.size < 2 or (mean <= 0).any():
+                        continue
+                    label = name if metric == "fair-risk" else None
+                    ax.loglog(mean.index, mean.to_numpy(), linestyle=line, label=label, **style)
+            sizes = np.sort(part["n_train"].unique())
+            ax.set_xticks(sizes, [str(int(n)) for n in sizes])
+            ax.minorticks_off()
+            ax.set_xlabel("n_train = labeled rows (n_calib as configured)")
+            ax.set_ylabel("risk (squared target units)")
+            ax.set_title(panel, fontsize=9)
+        handles, labels = axes[0].get_legend_handles_labels()
+        from matplotlib.lines import Line2D
+
+        for metric, line in _LINES.items():
+            handles.append(Line2D([], [], color="black", linestyle=line))
+            labels.append(f"{metric}: {_RISK_HELP[metric]}")
+        fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=7, frameon=False)
+        rows = -(-len(labels) // 2)
+        fig.tight_layout(rect=(0, min(0.5, 0.05 * rows + 0.03), 1, 1))
+        return {"fair-risk-rate": fig, "fair-risk-rate-table": table}
+
+
+_RISK_HELP = {
+    "fair-risk": "E(g_hat - g*)^2",
+    "regression-risk": "E(f_hat - f*)^2 of the base",
+    "transport-risk": "E(G_hat(f*) - g*)^2, maps estimated on f*",
+}
+
+
+class TradeOff(Report):
+    """Risk-fairness Pareto curve of ``partial-fairness`` swept over alpha.
+
+    Source: Chzhen & Schreuder, Ann. Statist. 50(4), 2022: the alpha-relative-improvement
+    optimum f_alpha = sqrt(alpha) f* + (1 - sqrt(alpha)) g* has unfairness alpha U(f*) and
+    excess risk (1 - sqrt(alpha))^2 U(f*), i.e. the curve risk = (sqrt(U(f*)) -
+    sqrt(U))^2 drawn where the dataset logs U(f*) (``cost_of_fairness``).
+
+    Returns
+    -------
+    dict
+        ``trade-off`` (Figure: excess risk, or MSE on real data, against w2-unfairness;
+        one line per panel and regressor through the alphas, means over seeds) and
+        ``trade-off-table`` (means per alpha), or ``{}`` without two alphas.
+    """
+
+    name = "trade-off"
+    task = TASK
+
+    def build(self, results: Any, curves: Mapping[str, Mapping[str, Curve]]) -> dict:
+        """Average over seeds per alpha and draw the empirical and closed-form curves."""
+        import pandas as pd
+
+        df = _ok(results)
+        if df.empty or "method.alpha" not in df or "w2-unfairness" not in df:
+            return {}
+        df = df[df["method"] == "partial-fairness"].copy()
+        df["alpha"] = pd.to_numeric(df["method.alpha"], errors="coerce")
+        df = df.dropna(subset=["alpha", "w2-unfairness"])
+        if df["alpha"].nunique() < 2:
+            return {}
+        synthetic = "excess-risk" in df and df["excess-risk"].notna().all()
+        risk = "excess-risk" if synthetic else "mse"
+        cols = ["w2-unfairness", risk]
+        table = (
+            df.groupby(["panel", "method.regressor", "alpha"])[cols]
+            .mean()
+            .reset_index()
+            .sort_values(["panel", "method.regressor", "alpha"])
+        )
+        panels = sorted(table["panel"].unique())
+        fig, axes = _figure(len(panels))
+        for ax, panel in zip(axes, panels, strict=True):
+            part = table[table["panel"] == panel]
+            for regressor, one in part.groupby("method.regressor"):
+                ax.plot(one["w2-unfairness"], one[risk], marker=_MARKERS.get(regressor, "x"),
+                        label=f"partial-fairness / {regressor} (alpha = 0 ... 1)")  # fmt: skip
+            cost = df.loc[df["panel"] == panel, "dataset.cost_of_fairness"] if (
+                "dataset.cost_of_fairness" in df
+            ) else pd.Series(dtype=float)  # fmt: skip
+            cost = pd.to_numeric(cost, errors="coerce").dropna()
+            if synthetic and not cost.empty:
+                u_star = float(cost.mean())
+                u = np.linspace(0, u_star, 100)
+                ax.plot(u, (np.sqrt(u_star) - np.sqrt(u)) ** 2, color="black", linestyle=":",
+                        label="closed form (sqrt(U(f*)) - sqrt(U))^2")  # fmt: skip
+            ax.set_title(panel, fontsize=9)
+            ax.set_xlabel("w2-unfairness U (squared target units, lower is fairer)")
+            ax.set_ylabel(
+                "excess-risk E(f - f*)^2 (squared target units)" if synthetic
+                else "mse (squared target units)"
+            )  # fmt: skip
+        _legend(fig, axes[0])
+        fig.tight_layout(rect=(0, 0.12, 1, 1))
+        return {"trade-off": fig, "trade-off-table": table}
