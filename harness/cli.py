@@ -2,15 +2,14 @@
 
 Exit codes: 0 every cell ok or skipped; 1 some cells failed or timed out; 2 bad input
 (suite, arguments, unknown plugin or component), with nothing written to the store;
-130 interrupted (Ctrl-C), every finished cell kept.
+130 interrupted (Ctrl-C), 143 terminated (SIGTERM), every finished cell kept.
 """
 
 from __future__ import annotations
 
 import inspect
-import os
-import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -28,22 +27,27 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from harness.errors import HarnessError, PluginError, SuiteError
+from harness.errors import HarnessError, PluginError, StoreError, SuiteError
 
 # Wide tables stay readable in log files (rich would wrap them at 80 columns).
 console = Console(highlight=False, width=None if sys.stdout.isatty() else 200)
 err_console = Console(stderr=True, highlight=False)
 
 EXIT_OK, EXIT_CELLS_FAILED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_TERMINATED = 143  # 128 + SIGTERM, as shells report a process ended by it
 
 
 def main() -> None:
     """Console-script entry point: map harness errors to exit codes once, here."""
     try:
         cli(standalone_mode=False)
-    except (click.exceptions.Abort, KeyboardInterrupt):  # click turns Ctrl-C into Abort
-        err_console.print("[yellow]Interrupted: finished cells are kept in the store.[/]")
-        sys.exit(EXIT_INTERRUPTED)
+    except (click.exceptions.Abort, KeyboardInterrupt) as err:  # click: Ctrl-C is Abort
+        from harness.runner import Terminated
+
+        terminated = isinstance(err, Terminated) or isinstance(err.__context__, Terminated)
+        what = "Terminated (SIGTERM)" if terminated else "Interrupted"
+        err_console.print(f"[yellow]{what}: finished cells are kept in the store.[/]")
+        sys.exit(EXIT_TERMINATED if terminated else EXIT_INTERRUPTED)
     except click.ClickException as err:
         err.show()
         sys.exit(EXIT_BAD_INPUT)
@@ -67,11 +71,80 @@ def _registry() -> Any:
     return build_registry()
 
 
-def _suite(path: str) -> tuple[Any, Any]:
+def _suite(path: str, overrides: Any = None) -> tuple[Any, Any]:
     from harness.suite import load_suite
 
     registry = _registry()
-    return registry, load_suite(Path(path), registry)
+    return registry, load_suite(Path(path), registry, overrides)
+
+
+def _suite_options(command: Any) -> Any:
+    """The options that shape the suite before it runs (issue 13/14): overrides, selection
+    and the cell cap; errors in them exit 2 naming the option (see harness.suite.Overrides)."""
+    options = [
+        click.option("--seeds", metavar="0,1,...", help="Run these seeds in every run."),
+        click.option(
+            "--repetitions", type=click.IntRange(min=1), help="Run seeds 0 to N-1 in every run."
+        ),
+        click.option(
+            "--timeout",
+            metavar="DURATION",
+            help="Per-cell limit for every run, e.g. 20m or 90s ('none': no limit).",
+        ),
+        click.option(
+            "--set",
+            "set_",
+            multiple=True,
+            metavar="KEY=VALUE",
+            help="Change one value (YAML): runs[0].datasets[0].params.n=500, or dataset.n=500"
+            " for every dataset with param n (also method.P, metric.P, seeds, timeout).",
+        ),
+        click.option(
+            "--dataset",
+            "datasets",
+            multiple=True,
+            metavar="NAME[p=v,...]",
+            help="Keep only these datasets (repeatable); [p=v] picks configurations.",
+        ),
+        click.option(
+            "--method",
+            "methods",
+            multiple=True,
+            metavar="NAME[p=v,...]",
+            help="Keep only these methods (repeatable); [p=v] picks configurations.",
+        ),
+        click.option(
+            "--add-method",
+            "add_methods",
+            multiple=True,
+            metavar="NAME[p=v,...]",
+            help="Add this method to every run of its task (repeatable).",
+        ),
+        click.option(
+            "--max-cells",
+            type=click.IntRange(min=1),
+            default=None,
+            help="Refuse suites with more cells than this [default: 100,000].",
+        ),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def _overrides(shape: dict[str, Any]) -> Any:
+    from harness.suite import MAX_CELLS, Overrides
+
+    return Overrides(
+        seeds=shape["seeds"],
+        repetitions=shape["repetitions"],
+        timeout=shape["timeout"],
+        set=tuple(shape["set_"]),
+        methods=tuple(shape["methods"]),
+        datasets=tuple(shape["datasets"]),
+        add_methods=tuple(shape["add_methods"]),
+        max_cells=shape["max_cells"] or MAX_CELLS,
+    )
 
 
 def _cell_table(cells: list[Any], title: str) -> Table:
@@ -121,6 +194,7 @@ def _cell_table(cells: list[Any], title: str) -> Table:
     type=click.Path(),
     help="Folder for the report written at the end (one subfolder per suite).",
 )
+@_suite_options
 def run(
     suite: str,
     jobs: int,
@@ -130,15 +204,18 @@ def run(
     dry_run: bool,
     fail_fast: bool,
     report_dir: str,
+    **shape: Any,
 ) -> None:
     """Run every cell of SUITE with a progress bar, then summarise and write the report."""
-    registry, spec = _suite(suite)
+    registry, spec = _suite(suite, _overrides(shape))
     if dry_run:
         console.print(_cell_table(spec.cells, f"{spec.name}: {len(spec.cells)} cells"))
         console.print(f"{len(spec.cells)} cells")
         return
-    from harness.runner import run_suite
+    from harness.runner import raise_on_sigterm, run_suite
     from harness.tracking import Tracker
+
+    raise_on_sigterm()  # a scheduler's or `timeout`'s SIGTERM is handled like Ctrl-C
 
     runner = _executor(executor, registry, jobs)
     tracker = Tracker(tracking_uri)
@@ -189,6 +266,7 @@ def run(
             settings={"jobs": jobs, "executor": executor},
             on_start=on_start,
             on_cell=on_cell,
+            on_notice=lambda line: console.print(escape(line)),
         )
     elapsed = time.perf_counter() - tic
     _summarise(tracker, registry, spec, outcome, Path(report_dir), elapsed)
@@ -214,24 +292,19 @@ def _summarise(
     report_dir: Path,
     elapsed: float,
 ) -> None:
-    from harness.report import summary_table, write_report
+    from harness.report import problem_lines, summary_table, write_report
     from harness.tracking import ui_path
 
-    results = tracker.results(outcome.experiment_id, {c.cell_hash for c in spec.cells})
+    results = tracker.results(outcome.experiment_id, [c.cell_hash for c in spec.cells])
     for task in spec.tasks():
         rows = results[results["task"] == task] if not results.empty else results
         if rows.empty:
             continue
         table = summary_table(rows, registry)
-        skipped = rows[rows["status"] == "skipped"]
-        _print_frame(table, f"{task}: mean ± 95% CI over seeds")
-        for reason, group in skipped.groupby("reason"):
-            console.print(f"  [yellow]skipped[/] {len(group)} cell(s): {escape(str(reason))}")
-    for cell, result in outcome.problems:
-        console.print(
-            f"[red]{result.status}[/] {cell.task} {cell.dataset} {cell.method} "
-            f"seed={cell.seed}: {escape(result.reason)}"
-        )
+        _print_frame(table, f"{task}: mean ± 95% CI over ok seeds (latest run of each cell)")
+        for line in problem_lines(rows):
+            colour = "yellow" if line.startswith(("skipped", "metric")) else "red"
+            console.print(f"  [{colour}]{escape(line)}[/]")
     if not results.empty:
         out = report_dir / spec.name
         for problem in write_report(results, registry, tracker, spec.name, out):
@@ -269,9 +342,10 @@ def _print_frame(table: Any, title: str, per_table: int = 6) -> None:
 
 @cli.command()
 @click.argument("suite", type=click.Path(dir_okay=False))
-def validate(suite: str) -> None:
-    """Check SUITE (names, params, types, includes) without running it."""
-    _, spec = _suite(suite)
+@_suite_options
+def validate(suite: str, **shape: Any) -> None:
+    """Check SUITE (names, params, types, includes, overrides) without running it."""
+    _, spec = _suite(suite, _overrides(shape))
     tasks = ", ".join(spec.tasks())
     console.print(f"[green]OK[/] {suite}: {len(spec.cells)} cells ({tasks}).")
 
@@ -317,6 +391,7 @@ def report(suite: str | None, tracking_uri: str | None, out: str) -> None:
     """Write result tables (mean and 95% CI over seeds) and plots for SUITE (default: every
     suite in the store) and log them to the suite's latest parent run."""
     from harness.report import write_report
+    from harness.suite import safe_name
     from harness.tracking import Tracker
 
     if suite:
@@ -341,7 +416,7 @@ def report(suite: str | None, tracking_uri: str | None, out: str) -> None:
         results = tracker.results(experiment, hashes)
         if results.empty:
             raise SuiteError(f"Suite '{name}' has no finished cells in {tracker.uri}.")
-        folder = Path(out) / name
+        folder = Path(out) / safe_name(name)  # a name from the store is not a path
         for problem in write_report(results, registry, tracker, name, folder):
             err_console.print(f"[red]{escape(problem)}[/]")
         tracker.log_folder(tracker.latest_suite_run(experiment), folder, "report")
@@ -349,22 +424,137 @@ def report(suite: str | None, tracking_uri: str | None, out: str) -> None:
 
 
 @cli.command()
-@click.option("--tracking-uri", default=None, help="MLflow tracking URI.")
-@click.option("--port", default=5000, show_default=True, type=int)
-@click.option("--host", default="127.0.0.1", show_default=True)
-def ui(tracking_uri: str | None, port: int, host: str) -> None:
-    """Open the MLflow UI on the store (default: the local one under mlflow/)."""
+@click.option(
+    "--tracking-uri",
+    default=None,
+    help="MLflow tracking URI [default: $MLFLOW_TRACKING_URI, else sqlite:///mlflow/mlflow.db]."
+    " An http(s):// tracking server is only checked and its URL printed.",
+)
+@click.option("--port", default=5000, show_default=True, type=click.IntRange(1, 65535))
+@click.option("--host", default="127.0.0.1", show_default=True, help="Interface to bind.")
+@click.option(
+    "--workers", default=1, show_default=True, type=click.IntRange(min=1), help="UI workers."
+)
+def ui(tracking_uri: str | None, port: int, host: str, workers: int) -> None:
+    """Open the MLflow UI on the store (default: the local one under mlflow/).
+
+    Prints the URL once the UI answers; Ctrl-C or SIGTERM stops it with its workers.
+    """
+    from harness import secrets
+    from harness.server import MlflowProcess, mlflow_executable, port_in_use
+    from harness.store import check_store
     from harness.tracking import resolve_uri
 
-    uri = resolve_uri(tracking_uri)
-    mlflow = shutil.which("mlflow") or os.path.join(os.path.dirname(sys.executable), "mlflow")
-    console.print(
-        f"MLflow UI on http://{host}:{port}/#/experiments?workflowType=machine_learning"
-        f" for {uri} (Ctrl-C stops it)"
-    )
-    os.execv(
-        mlflow, [mlflow, "ui", "--backend-store-uri", uri, "--host", host, "--port", str(port)]
-    )
+    uri = secrets.move_http_credentials(resolve_uri(tracking_uri))
+    secrets.watch(uri)
+    runs_page = "/#/experiments?workflowType=machine_learning"
+    if uri.startswith(("http://", "https://")):
+        check_store(uri)  # exit 2 within seconds if it does not answer
+        shown = secrets.mask(uri.rstrip("/"))
+        console.print(f"MLflow UI of the tracking server: {shown}{runs_page}")
+        return
+    check_store(uri)  # a missing database driver or an unreachable database: exit 2
+    if uri.startswith("sqlite:///") and not Path(uri.removeprefix("sqlite:///")).exists():
+        raise StoreError(f"No store at {uri} yet: run 'harness run SUITE' first.")
+    if port_in_use(host, port):
+        raise StoreError(f"Port {port} on {host} is in use (another UI?): pass --port.")
+    log = Path(tempfile.gettempdir()) / f"harness-ui-{port}.log"
+    argv = [mlflow_executable(), "ui", "--backend-store-uri", uri, "--host", host]
+    argv += ["--port", str(port), "--workers", str(workers)]
+    err_console.print(f"Starting the MLflow UI on {secrets.mask(uri)} (log: {log}) ...")
+    health = f"http://{_local(host)}:{port}/health"
+    with log.open("w") as out, MlflowProcess(argv, health, out) as process:
+        if not process.wait_ready():
+            return
+        console.print(f"MLflow UI on http://{host}:{port}{runs_page} (Ctrl-C stops it)")
+        code = process.serve_until_stopped()
+    err_console.print("MLflow UI stopped." if code == 0 else f"The MLflow UI exited with {code}.")
+    if code:
+        sys.exit(EXIT_CELLS_FAILED)
+
+
+def _local(host: str) -> str:
+    return "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
+
+
+@cli.command(context_settings={"ignore_unknown_options": True})
+@click.option(
+    "--store",
+    envvar="HARNESS_SERVER_STORE",
+    required=True,
+    help="Backend store URI, e.g. postgresql://mlflow:PASSWORD@localhost/mlflow"
+    " [env: HARNESS_SERVER_STORE].",
+)
+@click.option(
+    "--artifacts",
+    default="mlflow/server-artifacts",
+    show_default=True,
+    type=click.Path(file_okay=False),
+    help="Local folder for the artifacts of every run; clients upload and download them"
+    " through the server (no shared disk).",
+)
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Interface to bind; 0.0.0.0 exposes the server to the network (see README).",
+)
+@click.option("--port", default=5000, show_default=True, type=click.IntRange(1, 65535))
+@click.option("--workers", default=4, show_default=True, type=click.IntRange(min=1))
+@click.option(
+    "--basic-auth",
+    is_flag=True,
+    help="Require a user name and password (MLflow's basic-auth app; see README).",
+)
+@click.argument("mlflow_args", nargs=-1, type=click.UNPROCESSED)
+def server(
+    store: str,
+    artifacts: str,
+    host: str,
+    port: int,
+    workers: int,
+    basic_auth: bool,
+    mlflow_args: tuple[str, ...],
+) -> None:
+    """Start a shared MLflow tracking server (PostgreSQL store, local artifacts) for a team.
+
+    Clients run 'harness run SUITE --tracking-uri http://HOST:PORT'. Arguments after '--'
+    go to 'mlflow server' as they are (e.g. -- --allowed-hosts mlflow.example.org).
+    """
+    from harness import secrets
+    from harness.server import MlflowProcess, mlflow_executable, port_in_use
+    from harness.store import check_store
+
+    secrets.watch(store)
+    check_store(store)  # the driver is installed and the database answers, or exit 2
+    if basic_auth:
+        import importlib.util
+
+        if importlib.util.find_spec("flask_wtf") is None:
+            raise StoreError("--basic-auth needs Flask-WTF: pip install 'mlflow[auth]'")
+    if port_in_use(host, port):
+        raise StoreError(f"Port {port} on {host} is in use: pass --port.")
+    folder = Path(artifacts).resolve()
+    folder.mkdir(parents=True, exist_ok=True)
+    argv = [mlflow_executable(), "server", "--backend-store-uri", store]
+    argv += ["--serve-artifacts", "--artifacts-destination", folder.as_uri()]
+    argv += ["--host", host, "--port", str(port), "--workers", str(workers)]
+    if basic_auth:
+        argv += ["--app-name", "basic-auth"]
+    argv += list(mlflow_args)
+    shown = secrets.mask(store)
+    err_console.print(f"Starting the MLflow tracking server on {shown} (artifacts: {folder}) ...")
+    with MlflowProcess(argv, f"http://{_local(host)}:{port}/health", sys.stderr) as process:
+        if not process.wait_ready():
+            return
+        console.print(
+            f"Tracking server on http://{host}:{port} (store {shown}, artifacts {folder})."
+            f" Clients: harness run SUITE --tracking-uri http://{host}:{port}"
+        )
+        code = process.serve_until_stopped()
+    err_console.print("Tracking server stopped." if code == 0 else f"mlflow exited with {code}.")
+    if code:
+        sys.exit(EXIT_CELLS_FAILED)
 
 
 # -- plugin authors -----------------------------------------------------------------------------

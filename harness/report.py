@@ -22,7 +22,15 @@ import pandas as pd
 from harness.components import Curve, Skip, params_fields
 from harness.registry import Registry
 
-__all__ = ["mean_ci", "metric_columns", "summary_table", "write_report"]
+__all__ = [
+    "column_label",
+    "direction",
+    "mean_ci",
+    "metric_columns",
+    "problem_lines",
+    "summary_table",
+    "write_report",
+]
 
 log = logging.getLogger(__name__)
 META = (
@@ -37,6 +45,7 @@ META = (
     "seed",
 )
 PARAM_PREFIXES = ("dataset.", "method.", "metric.")
+SKIPPED_PREFIX = "skipped."  # why a metric was left out of a cell (Tracker.results)
 
 
 def mean_ci(values: Any) -> tuple[float, float, int]:
@@ -65,7 +74,7 @@ def metric_columns(results: pd.DataFrame) -> list[str]:
     return [
         c
         for c in results.columns
-        if c not in META and not c.startswith(PARAM_PREFIXES) and not c.startswith("time.")
+        if c not in META and not c.startswith((*PARAM_PREFIXES, SKIPPED_PREFIX, "time."))
     ]
 
 
@@ -106,30 +115,91 @@ def _declared(registry: Registry | None, kind: str, task: str, name: str) -> set
     return None if entry is None else set(params_fields(entry.cls.Params))
 
 
-def summary_table(results: pd.DataFrame, registry: Registry | None = None) -> pd.DataFrame:
-    """Methods by metric for one task: ``"mean ± half-width"`` strings.
+def direction(column: str, task: str, registry: Registry | None) -> bool | None:
+    """``higher_is_better`` of the metric behind a results column (``name`` or
+    ``name.key`` of a dict metric); ``None`` when unknown or neither."""
+    if registry is None:
+        return None
+    for name in (column, column.split(".", 1)[0]):
+        entry = registry.entries["metric"].get((task, name))
+        if entry is not None:
+            return entry.cls.higher_is_better
+    return None
 
-    :param results: rows of one task (see :meth:`harness.tracking.Tracker.results`).
-    :param registry: tells declared params from described facts in row labels.
-    :returns: a DataFrame indexed by (dataset, method) labels, one column per metric plus
-        ``seeds`` (the number of ok cells).
+
+def column_label(column: str, task: str, registry: Registry | None) -> str:
+    """The metric column with its direction: ``mse ↓``, ``accuracy ↑``, or as is."""
+    arrow = {True: " ↑", False: " ↓", None: ""}[direction(column, task, registry)]
+    return column + arrow
+
+
+def summary_table(results: pd.DataFrame, registry: Registry | None = None) -> pd.DataFrame:
+    """Methods by metric for one task: ``"mean ± half-width"`` strings, one truth per cell.
+
+    Every row of ``results`` is the latest run of its cell. Means and CIs use the ``ok``
+    cells only; a configuration with failed or timed-out cells says so in ``seeds``
+    (``"2 of 3 (1 failed)"``), and one with no ok cell shows ``failed`` in every metric
+    column: an older success is never shown in its place.
+
+    :param results: rows of one task, in suite order (see
+        :meth:`harness.tracking.Tracker.results`).
+    :param registry: tells declared params from described facts in row labels and gives
+        each metric's direction (columns are labelled ``name ↑`` or ``name ↓``).
+    :returns: a DataFrame indexed by (dataset, method) labels in suite order, ``seeds``
+        then one column per metric.
     """
-    ok = results[results["status"] == "ok"]
-    if ok.empty:
+    if results.empty:
         return pd.DataFrame()
-    frame = ok.assign(
-        _dataset=_labels(ok, "dataset", registry), _method=_labels(ok, "method", registry)
+    frame = results.assign(
+        _dataset=_labels(results, "dataset", registry),
+        _method=_labels(results, "method", registry),
     )
+    task = str(results["task"].iloc[0])
+    metrics = [m for m in metric_columns(results) if results[m].notna().any()]
     rows = {}
     for key, group in frame.groupby(["_dataset", "_method"], sort=False):
-        row = {"seeds": str(len(group))}
-        for metric in [m for m in metric_columns(ok) if ok[m].notna().any()]:
-            mean, half, n = mean_ci(group[metric])
-            row[metric] = "" if n == 0 else f"{mean:.4g}" + ("" if n < 2 else f" ± {half:.2g}")
+        ok = group[group["status"] == "ok"]
+        bad = group[group["status"].isin(["failed", "timeout"])]
+        if ok.empty and bad.empty:  # only skipped cells: listed under the table instead
+            continue
+        seeds = str(len(ok))
+        if len(bad):
+            kinds = ", ".join(f"{n} {s}" for s, n in bad["status"].value_counts().items())
+            seeds = f"{len(ok)} of {len(ok) + len(bad)} ({kinds})"
+        row = {"seeds": seeds}
+        for metric in metrics:
+            mean, half, n = mean_ci(ok[metric]) if len(ok) else (math.nan, math.nan, 0)
+            if n == 0:
+                row[metric] = "failed" if len(ok) == 0 and len(bad) else ""
+            else:
+                row[metric] = f"{mean:.4g}" + ("" if n < 2 else f" ± {half:.2g}")
         rows[key] = row
+    if not rows:
+        return pd.DataFrame()
     table = pd.DataFrame.from_dict(rows, orient="index")
     table.index = pd.MultiIndex.from_tuples(table.index, names=["dataset", "method"])
-    return table
+    return table.rename(columns={m: column_label(m, task, registry) for m in metrics})
+
+
+def problem_lines(results: pd.DataFrame) -> list[str]:
+    """What a table leaves out, one line each: failed and timed-out cells (with their
+    reason), skipped cells and skipped metrics grouped by reason."""
+    if results.empty:
+        return []
+    lines = []
+    for _, row in results[results["status"].isin(["failed", "timeout"])].iterrows():
+        lines.append(
+            f"{row['status']}: {row['dataset']} / {row['method']} seed={row['seed']}:"
+            f" {row.get('reason', '')}"
+        )
+    skipped = results[results["status"] == "skipped"]
+    for reason, group in skipped.groupby("reason", sort=False):
+        lines.append(f"skipped {len(group)} cell(s): {reason}")
+    for col in [c for c in results.columns if c.startswith(SKIPPED_PREFIX)]:
+        metric = col.removeprefix(SKIPPED_PREFIX)
+        for reason, group in results.groupby(col, sort=False):
+            lines.append(f"metric '{metric}' skipped on {len(group)} cell(s): {reason}")
+    return lines
 
 
 class _LazyCurves(Mapping):
@@ -194,6 +264,12 @@ def write_report(
             table.to_csv(out / f"{task}-mean-ci.csv")
             md += ["Mean ± 95% CI over seeds.", "", _markdown(table), ""]
             body.append(table.to_html())
+        notes = problem_lines(rows)
+        if notes:
+            md += [f"- {line}" for line in notes] + [""]
+            body.append(
+                "<ul>" + "".join(f"<li>{html.escape(line)}</li>" for line in notes) + "</ul>"
+            )
         curves = _LazyCurves(tracker, rows)
         for name in registry.names("report", task):
             report_cls = registry.entries["report"][(task, name)].cls

@@ -10,7 +10,6 @@ in the driver process, which is the only MLflow writer.
 from __future__ import annotations
 
 import contextlib
-import multiprocessing
 import os
 import random
 import signal
@@ -19,10 +18,9 @@ import threading
 import time
 import traceback
 import warnings
-from collections import Counter, deque
-from collections.abc import Callable, Iterable, Iterator
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from multiprocessing.connection import Connection, wait
 from typing import Any
 
 import numpy as np
@@ -33,10 +31,12 @@ from harness.suite import Cell
 
 __all__ = [
     "CellResult",
-    "DaskExecutor",
-    "LocalExecutor",
+    "NonFiniteMetricError",
     "SuiteOutcome",
+    "Terminated",
     "execute_cell",
+    "raise_on_sigterm",
+    "rerun_reasons",
     "run_suite",
     "seed_everything",
 ]
@@ -139,6 +139,9 @@ def _execute(cell: Cell, registry: Registry, result: CellResult) -> None:
         result.seconds["metrics"] = time.perf_counter() - tic
     except Skip as reason:
         result.status, result.reason = "skipped", str(reason) or "skipped"
+    except NonFiniteMetricError as err:
+        result.status, result.reason = "failed", str(err)
+        result.error = traceback.format_exc()
     except Exception as err:  # a failing cell is recorded and the suite goes on
         result.status, result.reason = "failed", f"{type(err).__name__}: {err}"
         result.error = traceback.format_exc()
@@ -159,254 +162,137 @@ def _load(cell: Cell, registry: Registry, result: CellResult) -> Any:
     return _DataCache.data
 
 
+class NonFiniteMetricError(ValueError):
+    """A metric returned NaN or +-inf: the cell is recorded as ``failed`` with this message
+    (a metric that does not apply raises :class:`harness.Skip` instead)."""
+
+
+def _finite(name: str, value: Any) -> float:
+    number = float(value)
+    if not np.isfinite(number):
+        raise NonFiniteMetricError(f"metric '{name}' returned {number}")
+    return number
+
+
 def _store(result: CellResult, name: str, value: Any) -> None:
+    """Check and keep one metric's value; raises :class:`NonFiniteMetricError`."""
     if isinstance(value, Curve):
+        bad = ~np.isfinite(value.values)
+        if bad.any():
+            step = int(value.steps[np.argmax(bad)])
+            raise NonFiniteMetricError(
+                f"metric '{name}' returned a curve with {value.values[bad][0]} at step {step}"
+            )
         result.curves[name] = value
         result.metrics[name] = value.final
     elif isinstance(value, dict):
-        result.metrics |= {f"{name}.{k}": float(v) for k, v in value.items()}
+        result.metrics |= {f"{name}.{k}": _finite(f"{name}.{k}", v) for k, v in value.items()}
     else:
-        result.metrics[name] = float(value)
+        result.metrics[name] = _finite(name, value)
 
 
-# -- worker processes ------------------------------------------------------------------
+# -- executors (moved to harness.executors) --------------------------------------------
+
+_EXECUTORS = {"LocalExecutor", "DaskExecutor", "InProcessExecutor"}
+
+#: Called with the exception of a failing cell inside its ``except`` block (``--pdb``).
+on_cell_error: Callable[[BaseException], None] | None = None
 
 
-def _worker(conn: Connection, registry: Registry, threads: int) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the driver handles Ctrl-C
-    _limit_threads(threads)
-    while True:
-        try:
-            cell = conn.recv()
-        except EOFError:  # the driver closed the pipe
-            return
-        conn.send(execute_cell(cell, registry))
+def __getattr__(name: str) -> Any:
+    """``from harness.runner import LocalExecutor`` still works (the executors live in
+    :mod:`harness.executors`, which imports this module)."""
+    if name in _EXECUTORS:
+        from harness import executors
+
+        return getattr(executors, name)
+    raise AttributeError(f"module 'harness.runner' has no attribute '{name}'")
 
 
-def _limit_threads(threads: int) -> None:
-    """Keep BLAS and torch to this worker's share of the cores (no oversubscription)."""
-    try:
-        from threadpoolctl import threadpool_limits
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (what ``timeout``, ``kill`` and batch schedulers send), handled like Ctrl-C:
+    the parent run is marked KILLED, finished cells are kept; ``harness`` exits 143."""
 
-        threadpool_limits(threads)
-    except ImportError:  # threadpoolctl is optional: without it BLAS keeps its default
-        pass
-    torch = sys.modules.get("torch")
-    if torch is not None:
-        torch.set_num_threads(threads)
+    signum = signal.SIGTERM
 
 
-@dataclass
-class _Slot:
-    process: multiprocessing.Process
-    conn: Connection
-    cell: Cell | None = None
-    deadline: float = float("inf")
+def raise_on_sigterm() -> None:
+    """Make SIGTERM raise :class:`Terminated` in the main thread (call once, in the CLI)."""
 
+    def handler(signum: int, frame: Any) -> None:
+        raise Terminated
 
-class LocalExecutor:
-    """Run cells in ``n_jobs`` forked worker processes on this machine.
-
-    Parameters
-    ----------
-    registry : Registry
-        Inherited by the workers through ``fork``.
-    n_jobs : int, default=1
-        Worker processes; each gets ``cpu_count // n_jobs`` BLAS/torch threads.
-    """
-
-    def __init__(self, registry: Registry, n_jobs: int = 1) -> None:
-        self.registry = registry
-        self.n_jobs = max(1, n_jobs)
-        self.threads = max(1, (os.cpu_count() or 1) // self.n_jobs)
-        self._context = multiprocessing.get_context("fork")
-
-    def _spawn(self) -> _Slot:
-        parent, child = self._context.Pipe()
-        process = self._context.Process(
-            target=_worker, args=(child, self.registry, self.threads), daemon=True
-        )
-        process.start()
-        child.close()
-        return _Slot(process, parent)
-
-    def run(
-        self,
-        cells: Iterable[Cell],
-        on_result: Callable[[Cell, CellResult], bool | None],
-    ) -> None:
-        """Run every cell and call ``on_result(cell, result)`` in this process as each ends.
-
-        ``on_result`` returning ``True`` stops the run (``--fail-fast``). On
-        ``KeyboardInterrupt`` the workers are killed and the exception propagates; every
-        result already handed to ``on_result`` is kept.
-        """
-        queue = deque(cells)
-        slots = [self._spawn() for _ in range(min(self.n_jobs, len(queue)))]
-        stop = False
-        try:
-            while slots and (queue or any(s.cell for s in slots)) and not stop:
-                for slot in slots:
-                    if slot.cell is None and queue:
-                        slot.cell = queue.popleft()
-                        timeout = slot.cell.timeout
-                        slot.deadline = time.monotonic() + timeout if timeout else float("inf")
-                        slot.conn.send(slot.cell)
-                busy = [s for s in slots if s.cell is not None]
-                wait_s = min(s.deadline for s in busy) - time.monotonic()
-                ready = wait([s.conn for s in busy], timeout=max(0.0, min(wait_s, 3600.0)))
-                for i, slot in enumerate(slots):
-                    if slot.cell is None:
-                        continue
-                    result = self._collect(slot, ready)
-                    if result is None:
-                        continue
-                    cell, slot.cell = slot.cell, None
-                    if result.status in ("timeout", "failed") and not slot.process.is_alive():
-                        slots[i] = self._spawn()
-                    stop = bool(on_result(cell, result)) or stop
-        finally:
-            for slot in slots:
-                slot.process.kill()
-                slot.process.join()
-
-    def _collect(self, slot: _Slot, ready: list[Any]) -> CellResult | None:
-        cell = slot.cell
-        assert cell is not None
-        if slot.conn in ready:
-            try:
-                return slot.conn.recv()
-            except (EOFError, OSError):
-                slot.process.join(1)
-                return _died(cell, slot.process.exitcode)
-        if time.monotonic() >= slot.deadline:
-            slot.process.kill()
-            slot.process.join()
-            return _timed_out(cell)
-        return None
-
-
-class DaskExecutor:
-    """Run cells on a dask ``LocalCluster`` of ``n_jobs`` single-threaded worker processes.
-
-    Results come back to the driver, which stays the only MLflow writer. A cell past its
-    timeout is recorded as ``timeout`` and the worker running it is restarted.
-
-    Parameters
-    ----------
-    registry : Registry
-        Pickled to the workers (component classes travel by reference).
-    n_jobs : int, default=1
-
-    Raises
-    ------
-    harness.errors.SuiteError
-        If ``dask[distributed]`` is not installed (with the command that installs it).
-    """
-
-    def __init__(self, registry: Registry, n_jobs: int = 1) -> None:
-        try:
-            import distributed
-        except ImportError as err:
-            from harness.errors import SuiteError
-
-            raise SuiteError(
-                "--executor dask needs dask's distributed scheduler: "
-                "pip install 'dask[distributed]'"
-            ) from err
-        self._distributed = distributed
-        self.registry = registry
-        self.n_jobs = max(1, n_jobs)
-
-    def run(
-        self, cells: Iterable[Cell], on_result: Callable[[Cell, CellResult], bool | None]
-    ) -> None:
-        """Same contract as :meth:`LocalExecutor.run`."""
-        dd = self._distributed
-        with (
-            dd.LocalCluster(
-                n_workers=self.n_jobs, threads_per_worker=1, processes=True, dashboard_address=None
-            ) as cluster,
-            dd.Client(cluster) as client,
-        ):
-            registry = client.scatter(self.registry, broadcast=True)
-            pending = {}
-            for cell in cells:
-                future = client.submit(execute_cell, cell, registry, pure=False)
-                pending[future] = cell
-            started: dict[Any, float] = {}
-            while pending:
-                time.sleep(0.05)  # poll: dask's wait() raises on timeout instead of returning
-                done = {f for f in pending if f.done()}
-                now = time.monotonic()
-                processing = {k for keys in client.processing().values() for k in keys}
-                for future, cell in list(pending.items()):
-                    if future in done:
-                        result = future.result()
-                    elif future.key in processing and cell.timeout:
-                        started.setdefault(future.key, now)
-                        if now - started[future.key] < cell.timeout:
-                            continue
-                        result = self._kill(client, future, cell)
-                    else:
-                        continue
-                    del pending[future]
-                    if on_result(cell, result):
-                        client.cancel(list(pending))
-                        return
-
-    def _kill(self, client: Any, future: Any, cell: Cell) -> CellResult:
-        workers = [w for w, keys in client.processing().items() if future.key in keys]
-        client.cancel(future)
-        if workers:
-            client.restart_workers(workers)
-        return _timed_out(cell)
-
-
-def _timed_out(cell: Cell) -> CellResult:
-    now = int(time.time() * 1000)
-    return CellResult(
-        cell.cell_hash,
-        "timeout",
-        reason=f"killed after the cell timeout of {cell.timeout:g} s",
-        start_ms=now - int(1000 * (cell.timeout or 0)),
-        end_ms=now,
-    )
-
-
-def _died(cell: Cell, exitcode: int | None) -> CellResult:
-    now = int(time.time() * 1000)
-    reason = f"worker process died (exit code {exitcode}); out of memory or a crash in C code?"
-    return CellResult(
-        cell.cell_hash, "failed", reason=reason, error=reason, start_ms=now, end_ms=now
-    )
+    signal.signal(signal.SIGTERM, handler)
 
 
 @contextlib.contextmanager
 def _sigint_deferred() -> Iterator[None]:
-    """Hold Ctrl-C until the block ends, then raise it (main thread only; else a no-op)."""
+    """Hold Ctrl-C and SIGTERM until the block ends, then raise them (main thread only;
+    else a no-op): a cell is logged whole or not at all."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     caught: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    previous = {
+        signum: signal.signal(signum, lambda signum, frame: caught.append(signum))
+        for signum in (signal.SIGINT, signal.SIGTERM)
+    }
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    if signal.SIGTERM in caught:
+        if not callable(previous[signal.SIGTERM]):  # default action: die as asked, now
+            os.kill(os.getpid(), signal.SIGTERM)
+        raise Terminated
     if caught:
         raise KeyboardInterrupt
 
 
 @dataclass
 class SuiteOutcome:
-    """What :func:`run_suite` did: the experiment and parent run ids, the cells it ran and
-    the failed or timed-out ones."""
+    """What :func:`run_suite` did: the experiment and parent run ids, the cells it ran, the
+    failed or timed-out ones, and why cells that have run before ran again."""
 
     experiment_id: str
     parent_run_id: str
     ran: int = 0
     problems: list[tuple[Cell, CellResult]] = field(default_factory=list)
+    rerun_reasons: dict[str, int] = field(default_factory=dict)
+
+
+def rerun_reasons(cells: Iterable[Cell], previous: Mapping[str, Mapping[str, str]]) -> Counter:
+    """Why each cell to run has no usable result: ``{reason: number of cells}``.
+
+    :param cells: the cells about to run.
+    :param previous: ``{config_hash: tags of the latest run of that configuration}``
+        (:meth:`harness.tracking.Tracker.latest_by_config`).
+    :returns: reasons such as ``"code of plugin fair-regression changed"``, ``"metrics
+        changed"``, ``"last run failed"``, ``"forced"`` or ``"new"``.
+    """
+    out: Counter = Counter()
+    for cell in cells:
+        tags = previous.get(cell.config_hash)
+        if tags is None:
+            out["new"] += 1
+            continue
+        changed = [
+            p
+            for p, fingerprint in cell.code
+            if tags.get(f"harness.code.{p}") not in (None, fingerprint)
+        ]
+        if changed:
+            out[f"code of plugin {', '.join(changed)} changed"] += 1
+        elif tags.get("harness.metrics_hash") not in (None, cell.metrics_hash):
+            out["metrics changed"] += 1
+        elif tags.get("harness.cell_hash") != cell.cell_hash:
+            out["plugin version or code changed"] += 1
+        elif tags.get("harness.status") in ("failed", "timeout"):
+            out[f"last run {tags['harness.status']}"] += 1
+        else:
+            out["forced"] += 1
+    return out
 
 
 def run_suite(
@@ -420,27 +306,49 @@ def run_suite(
     settings: dict[str, Any] | None = None,
     on_start: Callable[[int, int], None] | None = None,
     on_cell: Callable[[Cell, CellResult], None] | None = None,
+    on_notice: Callable[[str], None] | None = None,
 ) -> SuiteOutcome:
-    """Run a suite's unfinished cells and log each to MLflow as it ends.
+    """Run a suite's cells that have no usable result and log each to MLflow as it ends.
+
+    A cell is done when the latest complete run with its ``cell_hash`` is ``ok`` or
+    ``skipped`` (docs/design.md "Resume"); every other cell runs. Before running, parent
+    runs of this suite left RUNNING by a dead process are marked KILLED and half-written
+    cell runs are deleted (:meth:`harness.tracking.Tracker.reap_dead_suites`).
 
     :param suite: a :class:`harness.suite.Suite`.
     :param tracker: a :class:`harness.tracking.Tracker` (the only writer).
     :param executor: defaults to ``LocalExecutor(registry, 1)``.
-    :param force: run cells that already have a FINISHED run too.
+    :param force: run every cell, done or not.
     :param on_start: called with (cells in the suite, cells to run) before running.
     :param on_cell: called after each cell is logged (progress bars).
-    :raises KeyboardInterrupt: after marking the parent run KILLED; logged cells are kept.
+    :param on_notice: called with one line for each thing the user should know before the
+        cells run (runs marked KILLED, why cells run again).
+    :raises KeyboardInterrupt: (:class:`Terminated` for SIGTERM) after marking the parent run
+        KILLED; logged cells are kept.
     """
     from harness.tracking import git_commit
+
+    notice = on_notice or (lambda line: None)
+    from harness.executors import LocalExecutor
 
     executor = executor or LocalExecutor(registry, 1)
     cells = suite.cells
     experiment = tracker.experiment_id(suite.name, create=True)
-    done = set() if force else tracker.finished_hashes(experiment)
-    todo = [c for c in cells if c.cell_hash not in done]
+    for line in tracker.reap_dead_suites(experiment):
+        notice(line)
     commit = git_commit()
     parent = tracker.start_suite(experiment, suite, dict(settings or {}, force=force), commit)
-    outcome = SuiteOutcome(experiment, parent)
+    # Another live run of this suite: refuse (StoreError) before reading what is done, so
+    # two runs started at once never run a cell twice.
+    tracker.claim_suite(experiment, parent)
+    done = set() if force else tracker.finished_hashes(experiment)
+    todo = [c for c in cells if c.cell_hash not in done]
+    reasons = rerun_reasons(todo, tracker.latest_by_config(experiment)) if todo else Counter()
+    if force:
+        reasons = Counter({"--force": len(todo)})
+    outcome = SuiteOutcome(experiment, parent, rerun_reasons=dict(reasons))
+    if any(r != "new" for r in reasons):  # "12 cell(s): code of plugin X changed; 4 new"
+        notice("Cells to run: " + "; ".join(f"{n} cell(s): {r}" for r, n in reasons.items()))
     if on_start:
         on_start(len(cells), len(todo))
 
@@ -454,10 +362,14 @@ def run_suite(
             on_cell(cell, result)
         return fail_fast and bool(outcome.problems)
 
+    heartbeat = tracker.heartbeat(parent)
     try:
         executor.run(todo, handle)
     except KeyboardInterrupt:
-        tracker.end_suite(parent, "KILLED")
+        heartbeat.stop()
+        with _sigint_deferred():
+            tracker.end_suite(parent, "KILLED")
         raise
+    heartbeat.stop()
     tracker.end_suite(parent, "FAILED" if outcome.problems else "FINISHED")
     return outcome

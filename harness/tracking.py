@@ -11,14 +11,18 @@ per-call limits.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import logging
 import os
+import socket
 import sqlite3
 import subprocess
+import threading
 import time
 import urllib.parse
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -31,13 +35,15 @@ from harness.components import Curve
 from harness.runner import CellResult
 from harness.suite import Cell, Suite
 
-__all__ = ["DEFAULT_URI", "Tracker", "resolve_uri", "ui_path"]
+__all__ = ["DEFAULT_URI", "SuiteProcess", "Tracker", "resolve_uri", "run_name", "ui_path"]
 
 DEFAULT_URI = "sqlite:///mlflow/mlflow.db"
 _MAX_PARAMS, _MAX_ENTITIES = 100, 1000  # mlflow.utils.validation batch limits
 # Step points logged per curve (DESIGN: at most 1,000). MLflow's SQL store spends ~0.3 ms
 # per point, so 1,000 points would cost more than most cells; the full curve is an artifact.
 CURVE_POINTS = 250
+HEARTBEAT_S = 30.0  # a driver tags its parent run this often (harness.heartbeat)
+STALE_HEARTBEAT_S = 180.0  # a driver on another host is dead after this long unheard
 _RUN_STATUS = {"ok": "FINISHED", "skipped": "FINISHED", "failed": "FAILED", "timeout": "FAILED"}
 
 for _noisy in ("alembic", "mlflow.store.db.utils", "mlflow.tracking.fluent"):
@@ -101,21 +107,48 @@ class Tracker:
     """
 
     def __init__(self, uri: str | None = None) -> None:
-        self.uri = resolve_uri(uri)
+        from harness import secrets
+
+        # http(s) credentials go to MLflow's environment variables, never into a printed
+        # URI; any other password is masked in this process' output from now on.
+        self.uri = secrets.move_http_credentials(resolve_uri(uri))
+        secrets.watch(self.uri)
         db = _sqlite_path(self.uri)
         self.artifact_root = None
         if db is not None:
             db.parent.mkdir(parents=True, exist_ok=True)
             self.artifact_root = (db.parent / "artifacts").resolve().as_uri()
 
+    @property
+    def display_uri(self) -> str:
+        """The tracking URI with any password masked: the form to print."""
+        from harness.secrets import mask
+
+        return mask(self.uri)
+
     @cached_property
     def client(self) -> Any:
+        """The ``MlflowClient`` of the store, opened on first use.
+
+        The store is checked first (:func:`harness.store.check_store`: a missing driver,
+        an unreachable server or refused credentials raise :class:`StoreError` within
+        seconds), then created or migrated under an inter-process lock (SQLite).
+        """
+        from harness.store import check_store, store_lock
+
+        check_store(self.uri)
         from mlflow.tracking import MlflowClient  # slow import: only when the store is used
 
         os.environ.setdefault("MLFLOW_DISABLE_TELEMETRY", "true")  # no phoning home from runs
+        # harness prints its own run links (password-free); MLflow's "View run at" lines
+        # would repeat the URI for every run.
+        os.environ["MLFLOW_SUPPRESS_PRINTING_URL_TO_STDOUT"] = "true"
         if self.uri.startswith("sqlite:"):
             _fast_sqlite_commits()
-        return MlflowClient(self.uri)
+        with store_lock(self.uri):  # a fresh store is created (migrated) by one process
+            client = MlflowClient(self.uri)
+            client.search_experiments(max_results=1)
+        return client
 
     # -- experiments and suite runs ---------------------------------------------------
 
@@ -126,10 +159,44 @@ class Tracker:
             return experiment.experiment_id
         if not create:
             return None
+        from mlflow.exceptions import MlflowException
+
         location = f"{self.artifact_root}/{name}" if self.artifact_root else None
         # MLflow 3's UI shows GenAI pages unless an experiment says it holds model runs.
         tags = {"mlflow.experimentKind": "custom_model_development"}
-        return self.client.create_experiment(name, artifact_location=location, tags=tags)
+        try:
+            return self.client.create_experiment(name, artifact_location=location, tags=tags)
+        except MlflowException:  # another process created it first (get-then-create race)
+            experiment = self.client.get_experiment_by_name(name)
+            if experiment is None:
+                raise
+            return experiment.experiment_id
+
+    def claim_suite(self, experiment_id: str, parent_id: str) -> None:
+        """Make sure no other live ``harness run`` is running this suite (experiment).
+
+        Called right after this run's parent ``parent_id`` was created: of two live runs of
+        one suite, the one whose parent run started later (ties: both) gives way, so two
+        runs started at once never both run cells. Dead drivers' runs do not count
+        (:meth:`running_suites`). The losing parent run is deleted.
+
+        :raises StoreError: naming the other process (pid, host) and its run.
+        """
+        from harness.errors import StoreError
+
+        mine = self.client.get_run(parent_id).info.start_time
+        others = [p for p in self.running_suites(experiment_id) if p.run_id != parent_id]
+        for other in others:
+            if not other.alive:
+                continue
+            theirs = self.client.get_run(other.run_id).info.start_time
+            if theirs <= mine:
+                self.client.delete_run(parent_id)
+                raise StoreError(
+                    f"This suite is already running in {self.display_uri}: {other.describe()}"
+                    f" (run {other.run_id}). Nothing was run; wait for it to finish (or stop"
+                    " it), then run again: cells it finished are kept and not run twice."
+                )
 
     def start_suite(
         self,
@@ -140,9 +207,18 @@ class Tracker:
     ) -> str:
         """Create the parent run of one ``harness run`` and log the expanded suite.
 
+        The run is tagged with the driver's host, pid and process start time
+        (``harness.host``, ``harness.pid``, ``harness.pid_start``) and a heartbeat
+        (:meth:`heartbeat`), so a later run can tell a live suite run from a dead one.
+
         :param commit: the git commit of the code, tagged ``mlflow.source.git.commit``.
         """
-        tags = {"harness.kind": "suite", "harness.suite_file": str(suite.path)}
+        tags = {
+            "harness.kind": "suite",
+            "harness.suite_file": str(suite.path),
+            **_process_tags(),
+            "harness.heartbeat": str(int(time.time())),
+        }
         if commit:
             tags["mlflow.source.git.commit"] = commit
         run = self.client.create_run(
@@ -159,11 +235,67 @@ class Tracker:
         """Close the parent run: ``FINISHED``, ``FAILED`` or ``KILLED``."""
         self.client.set_terminated(run_id, status)
 
+    def heartbeat(self, run_id: str, every_s: float = HEARTBEAT_S) -> _Heartbeat:
+        """Start a daemon thread that tags ``harness.heartbeat`` (Unix seconds) on the
+        parent run every ``every_s`` seconds, until ``.stop()``: how a driver on another
+        host is known to be alive."""
+        return _Heartbeat(self.client, run_id, every_s)
+
+    def running_suites(self, experiment_id: str) -> list[SuiteProcess]:
+        """The parent runs of the experiment still marked RUNNING, each with whether the
+        process that started it is alive (see :class:`SuiteProcess`)."""
+        runs = self.client.search_runs(
+            [experiment_id],
+            "tags.`harness.kind` = 'suite' and attributes.status = 'RUNNING'",
+            max_results=1000,
+        )
+        return [SuiteProcess.of(run) for run in runs]
+
+    def reap_dead_suites(self, experiment_id: str) -> list[str]:
+        """Clean up after drivers that died (kill -9, power loss): mark their RUNNING parent
+        runs KILLED and delete cell runs left half-written (still RUNNING) under a parent
+        that is not alive. Returns one line per parent run marked KILLED.
+        """
+        lines, live = [], set()
+        for process in self.running_suites(experiment_id):
+            if process.alive:
+                live.add(process.run_id)
+                continue
+            self.client.set_terminated(process.run_id, "KILLED")
+            lines.append(
+                f"Marked run {process.run_id} KILLED: left RUNNING by {process.describe()},"
+                " which is no longer alive."
+            )
+        half_written = self.client.search_runs(
+            [experiment_id],
+            "tags.`harness.kind` = 'cell' and attributes.status = 'RUNNING'",
+            max_results=1000,
+        )
+        for run in half_written:
+            if run.data.tags.get("mlflow.parentRunId") not in live:
+                self.client.delete_run(run.info.run_id)
+        return lines
+
     # -- cells ------------------------------------------------------------------------
 
     def finished_hashes(self, experiment_id: str) -> set[str]:
-        """Cell hashes that already have a FINISHED run in the experiment (resume)."""
-        return {row["cell_hash"] for row in self._cell_rows(experiment_id)}
+        """Cells that are done (resume): the latest complete run with that cell hash is
+        ``ok`` or ``skipped``. A cell whose latest run failed or timed out is not done."""
+        return {
+            row["cell_hash"]
+            for row in self._latest_rows(experiment_id, with_data=False)
+            if row["status"] in ("ok", "skipped")
+        }
+
+    def latest_by_config(self, experiment_id: str) -> dict[str, dict[str, str]]:
+        """``{config_hash: tags of its latest complete cell run}``: what the store knew of
+        each configuration before (to say why a cell runs again)."""
+        out: dict[str, dict[str, str]] = {}
+        for run in self._search_cells(experiment_id):
+            config = run.data.tags.get("harness.config_hash")
+            if config and config not in out:
+                out[config] = dict(run.data.tags)
+        return out
 
     def log_cell(
         self,
@@ -180,31 +312,34 @@ class Tracker:
             "mlflow.parentRunId": parent_id,
             "harness.kind": "cell",
             "harness.cell_hash": cell.cell_hash,
-            "harness.status": result.status,
+            "harness.config_hash": cell.config_hash,
+            "harness.metrics_hash": cell.metrics_hash,
             "harness.plugin": method_plugin,
             "harness.plugin_version": plugins.get(method_plugin, cell.versions[1][1]),
             "harness.dataset_plugin": cell.versions[0][0],
         }
-        if result.reason:
-            tags["harness.reason"] = result.reason[:5000]
-        tags |= {f"harness.skipped.{m}": why[:5000] for m, why in result.skipped_metrics.items()}
+        tags |= {f"harness.code.{plugin}": digest for plugin, digest in cell.code}
         if commit:
             tags["mlflow.source.git.commit"] = commit
+        # The outcome (status, reason, skips) is written last, with the metrics, and the run
+        # is marked terminated after everything else: a kill at any moment leaves a RUNNING
+        # run with no status, which readers ignore and the next start deletes.
+        outcome = {"harness.status": result.status}
+        if result.reason:
+            outcome["harness.reason"] = result.reason[:5000]
+        outcome |= {f"harness.skipped.{m}": why[:5000] for m, why in result.skipped_metrics.items()}
         run = self.client.create_run(
-            experiment_id,
-            start_time=result.start_ms,
-            tags=tags,
-            run_name=f"{cell.dataset}-{cell.method}-s{cell.seed}",
+            experiment_id, start_time=result.start_ms, tags=tags, run_name=run_name(cell)
         )
         run_id = run.info.run_id
-        params = cell.params() | {f"dataset.{k}": v for k, v in result.described.items()}
-        self._log_batch(run_id, self._metrics(result), params)
         for name, curve in result.curves.items():
             self.client.log_text(run_id, _curve_csv(curve), f"curves/{name}.csv")
         if result.error:
             self.client.log_text(run_id, result.error, "error.txt")
         if result.warnings:
             self.client.log_text(run_id, "\n".join(result.warnings) + "\n", "warnings.txt")
+        params = cell.params() | {f"dataset.{k}": v for k, v in result.described.items()}
+        self._log_batch(run_id, self._metrics(result), params, outcome)
         self.client.set_terminated(run_id, _RUN_STATUS[result.status], end_time=result.end_ms)
         return run_id
 
@@ -222,69 +357,105 @@ class Tracker:
             ]
         return out
 
-    def _log_batch(self, run_id: str, metrics: list[Any], params: Mapping[str, str]) -> None:
-        """Log metrics and params in as few calls as MLflow's per-call limits allow."""
-        from mlflow.entities import Param
+    def _log_batch(
+        self,
+        run_id: str,
+        metrics: list[Any],
+        params: Mapping[str, str],
+        last_tags: Mapping[str, str] | None = None,
+    ) -> None:
+        """Log metrics and params in as few calls as MLflow's per-call limits allow;
+        ``last_tags`` go with the last call (after every metric and param has landed)."""
+        from mlflow.entities import Param, RunTag
 
         pending_params = [Param(k, str(v)[:6000]) for k, v in params.items()]
         pending_metrics = list(metrics)
-        while pending_params or pending_metrics:
+        tags = [RunTag(k, v) for k, v in (last_tags or {}).items()]
+        while True:
             batch_params, pending_params = (
                 pending_params[:_MAX_PARAMS],
                 pending_params[_MAX_PARAMS:],
             )
-            room = _MAX_ENTITIES - len(batch_params)
+            room = _MAX_ENTITIES - len(batch_params) - len(tags)
             batch_metrics, pending_metrics = pending_metrics[:room], pending_metrics[room:]
+            last = not pending_params and not pending_metrics
             self.client.log_batch(
                 run_id,
                 metrics=batch_metrics,
                 params=batch_params,
+                tags=tags if last else [],
                 synchronous=True,
             )
+            if last:
+                return
 
     # -- reading results back -----------------------------------------------------------
 
-    def _cell_rows(self, experiment_id: str) -> Iterator[dict[str, Any]]:
+    def _search_cells(self, experiment_id: str) -> Iterator[Any]:
+        """Complete cell runs of the experiment (FINISHED or FAILED, with a status tag),
+        newest first. RUNNING runs are being written, or were cut off by a kill."""
         token = None
-        query = "tags.`harness.kind` = 'cell' and attributes.status = 'FINISHED'"
+        query = "tags.`harness.kind` = 'cell' and attributes.status != 'RUNNING'"
         while True:
             page = self.client.search_runs(
                 [experiment_id],
                 query,
                 max_results=1000,
-                order_by=["attributes.start_time DESC"],
+                order_by=["attributes.start_time DESC", "attributes.end_time DESC"],
                 page_token=token,
             )
             for run in page:
-                tags = run.data.tags
-                yield {
-                    "cell_hash": tags.get("harness.cell_hash"),
-                    "run_id": run.info.run_id,
-                    "artifact_uri": run.info.artifact_uri,
-                    "status": tags.get("harness.status"),
-                    "reason": tags.get("harness.reason", ""),
-                    **run.data.params,
-                    **run.data.metrics,
-                }
+                if "harness.status" in run.data.tags:
+                    yield run
             token = page.token
             if not token:
                 return
 
-    def results(self, experiment_id: str, hashes: Iterable[str] | None = None) -> pd.DataFrame:
-        """One row per cell (its latest FINISHED run): ``cell_hash, run_id, artifact_uri,
-        status, reason``,
-        the cell's params (strings, as MLflow stores them) and metrics (latest values).
-
-        :param hashes: keep only these cells (a suite's); default all cells.
-        """
-        keep = set(hashes) if hashes is not None else None
-        rows, seen = [], set()
-        for row in self._cell_rows(experiment_id):
-            if row["cell_hash"] in seen or (keep is not None and row["cell_hash"] not in keep):
+    def _latest_rows(self, experiment_id: str, with_data: bool = True) -> Iterator[dict]:
+        """One row per cell hash: its latest complete run, whatever its status."""
+        seen: set[str] = set()
+        for run in self._search_cells(experiment_id):
+            tags = run.data.tags
+            cell_hash = tags.get("harness.cell_hash")
+            if cell_hash in seen:
                 continue
-            seen.add(row["cell_hash"])
-            rows.append(row)
-        return pd.DataFrame(rows)
+            seen.add(cell_hash)
+            row = {"cell_hash": cell_hash, "status": tags.get("harness.status")}
+            if with_data:
+                row |= {
+                    "run_id": run.info.run_id,
+                    "artifact_uri": run.info.artifact_uri,
+                    "reason": tags.get("harness.reason", ""),
+                    **run.data.params,
+                    **run.data.metrics,
+                    **{
+                        f"skipped.{k.removeprefix('harness.skipped.')}": v
+                        for k, v in tags.items()
+                        if k.startswith("harness.skipped.")
+                    },
+                }
+            yield row
+
+    def results(self, experiment_id: str, hashes: Iterable[str] | None = None) -> pd.DataFrame:
+        """One row per cell: its **latest** complete run, whatever its status ("one truth
+        per cell": a failed rerun is never replaced by an older success).
+
+        Columns: ``cell_hash, status, run_id, artifact_uri, reason``, the cell's params
+        (strings, as MLflow stores them), metrics (latest values) and ``skipped.<metric>``
+        (why a metric was left out).
+
+        :param hashes: keep only these cells, in this order (a suite's cells in suite
+            order); default every cell of the experiment, newest first.
+        """
+        order = list(dict.fromkeys(hashes)) if hashes is not None else None
+        rows = {
+            row["cell_hash"]: row
+            for row in self._latest_rows(experiment_id)
+            if order is None or row["cell_hash"] in set(order)
+        }
+        if order is not None:
+            rows = {h: rows[h] for h in order if h in rows}
+        return pd.DataFrame(list(rows.values()))
 
     def curves(self, run_id: str, artifact_uri: str | None = None) -> dict[str, Curve]:
         """The full curves a cell run logged as ``curves/<metric>.csv``.
@@ -318,6 +489,81 @@ class Tracker:
     def log_folder(self, run_id: str, folder: Path, artifact_path: str) -> None:
         """Attach a local folder to a run (the report)."""
         self.client.log_artifacts(run_id, str(folder), artifact_path)
+
+
+def run_name(cell: Cell) -> str:
+    """A readable, unique run name: ``dataset[p=v]-method[p=v]-s<seed>-<hash[:6]>`` with
+    the params that are set (at most 200 characters before the hash)."""
+
+    def part(name: str, params: Mapping[str, Any]) -> str:
+        inner = ",".join(f"{k}={v}" for k, v in params.items())
+        return f"{name}[{inner}]" if inner else name
+
+    text = f"{part(cell.dataset, cell.dataset_params)}-{part(cell.method, cell.method_params)}"
+    return f"{text[:200]}-s{cell.seed}-{cell.cell_hash[:6]}"
+
+
+def _process_tags() -> dict[str, str]:
+    import psutil
+
+    me = psutil.Process()
+    return {
+        "harness.host": socket.gethostname(),
+        "harness.pid": str(me.pid),
+        "harness.pid_start": f"{me.create_time():.2f}",
+    }
+
+
+@dataclass(frozen=True)
+class SuiteProcess:
+    """The driver of a RUNNING parent run.
+
+    Alive when, on this host, its pid exists with the same start time; on another host,
+    when its heartbeat is younger than ``STALE_HEARTBEAT_S``.
+    """
+
+    run_id: str
+    host: str
+    pid: int | None
+    alive: bool
+
+    @classmethod
+    def of(cls, run: Any) -> SuiteProcess:
+        import psutil
+
+        tags = run.data.tags
+        host = tags.get("harness.host", "")
+        pid = int(tags["harness.pid"]) if tags.get("harness.pid", "").isdigit() else None
+        if host == socket.gethostname() and pid is not None:
+            try:
+                started = psutil.Process(pid).create_time()
+                alive = abs(started - float(tags.get("harness.pid_start", started))) < 1.0
+            except (psutil.NoSuchProcess, psutil.AccessDenied, ValueError):
+                alive = False
+        else:
+            beat = float(tags.get("harness.heartbeat", run.info.start_time / 1000))
+            alive = time.time() - beat < STALE_HEARTBEAT_S
+        return cls(run.info.run_id, host, pid, alive)
+
+    def describe(self) -> str:
+        return f"pid {self.pid} on {self.host or 'an unknown host'}"
+
+
+class _Heartbeat:
+    def __init__(self, client: Any, run_id: str, every_s: float) -> None:
+        self._stop = threading.Event()
+        self._thread = threading.Thread(
+            target=self._beat, args=(client, run_id, every_s), daemon=True
+        )
+        self._thread.start()
+
+    def _beat(self, client: Any, run_id: str, every_s: float) -> None:
+        while not self._stop.wait(every_s):
+            with contextlib.suppress(Exception):  # a missed beat is not worth a crash
+                client.set_tag(run_id, "harness.heartbeat", str(int(time.time())))
+
+    def stop(self) -> None:
+        self._stop.set()
 
 
 def _curve_csv(curve: Curve) -> str:

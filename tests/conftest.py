@@ -67,7 +67,7 @@ def toy_env(tmp_path, monkeypatch):
     from importlib.metadata import entry_points
 
     env = dict(os.environ)
-    env["PYTHONPATH"] = str(site)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH")]))
     others = {ep.name for ep in entry_points(group="harness")} - {"toy"}
     env["HARNESS_DISABLE_PLUGINS"] = ",".join(sorted(others))  # only the toy plugin loads
     env.pop("MLFLOW_TRACKING_URI", None)

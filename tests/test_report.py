@@ -24,13 +24,29 @@ def test_summary_groups_by_declared_params_not_described_facts(registry):
     assert list(table.index) == [("noise(n=5)", "mean"), ("noise(n=9)", "mean")]
     # abs-error (1, 3): sd sqrt(2), n = 2, so the half-width is t(0.975, 1) * sqrt(2) / sqrt(2)
     half = stats.t.ppf(0.975, 1)
-    assert table.loc[("noise(n=5)", "mean"), "abs-error"] == f"2 ± {half:.2g}"
+    assert table.loc[("noise(n=5)", "mean"), "abs-error ↓"] == f"2 ± {half:.2g}"
     assert table.loc[("noise(n=9)", "mean"), "seeds"] == "2"
 
 
-def test_failed_cells_are_left_out_of_the_summary(registry):
+def test_failed_cells_are_left_out_of_the_mean_and_counted(registry):
     rows = _rows().assign(status=["ok", "failed", "ok", "ok"])
-    assert summary_table(rows, registry).loc[("noise(n=5)", "mean"), "seeds"] == "1"
+    table = summary_table(rows, registry)
+    assert table.loc[("noise(n=5)", "mean"), "seeds"] == "1 of 2 (1 failed)"
+    assert table.loc[("noise(n=5)", "mean"), "abs-error ↓"] == "1"  # the failed 3.0 is out
+
+
+def test_a_configuration_whose_cells_all_failed_shows_failed_not_a_number(registry):
+    rows = _rows().assign(status=["failed", "timeout", "ok", "ok"])
+    table = summary_table(rows, registry)
+    assert table.loc[("noise(n=5)", "mean"), "abs-error ↓"] == "failed"
+    assert table.loc[("noise(n=5)", "mean"), "seeds"] == "0 of 2 (1 failed, 1 timeout)"
+
+
+def test_rows_follow_suite_order_and_columns_carry_the_direction(registry):
+    rows = pd.concat([_rows().iloc[2:], _rows().iloc[:2]], ignore_index=True)
+    table = summary_table(rows, registry)
+    assert list(table.index) == [("noise(n=9)", "mean"), ("noise(n=5)", "mean")]
+    assert "abs-error ↓" in table.columns  # AbsError.higher_is_better = False
 
 
 def test_mean_ci_ignores_nan_and_handles_one_value():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
 from typing import Literal
@@ -114,6 +115,7 @@ class AbsError(Metric):
 
     name = "abs-error"
     task = "toy"
+    higher_is_better = False
 
     def compute(self, data: Draws, output: float) -> float:
         return abs(output)
@@ -143,6 +145,60 @@ class Path(Metric):
 
     def compute(self, data: Draws, output: float) -> Curve:
         return Curve(np.cumsum(data.y) / np.arange(1, data.y.size + 1))
+
+
+class Scaled(Metric):
+    """|estimate| times a scale (a metric with a param).
+
+    Source: test fixture.
+    """
+
+    name = "scaled"
+    task = "toy"
+
+    @dataclass
+    class Params:
+        scale: float = 1.0
+
+    def compute(self, data: Draws, output: float) -> float:
+        return abs(output) * self.params.scale
+
+
+class BadValue(Metric):
+    """Returns `value` (set it to nan or inf in a suite) in the shape asked for.
+
+    Source: test fixture.
+    """
+
+    name = "bad-value"
+    task = "toy"
+
+    @dataclass
+    class Params:
+        value: float = 1.0
+        shape: Literal["scalar", "dict", "curve"] = "scalar"
+
+    def compute(self, data: Draws, output: float) -> float | dict[str, float] | Curve:
+        if self.params.shape == "dict":
+            return {"fine": 1.0, "broken": self.params.value}
+        if self.params.shape == "curve":
+            return Curve(np.array([0.5, self.params.value, 1.0]))
+        return self.params.value
+
+
+class Fragile(Method):
+    """Fails when the environment variable TOY_FRAGILE_FAIL is set (a rerun that fails).
+
+    Source: test fixture.
+    """
+
+    name = "fragile"
+    task = "toy"
+
+    def run(self, data: Draws, params: Method.Params, seed: int) -> float:
+        if os.environ.get("TOY_FRAGILE_FAIL"):
+            raise RuntimeError("fragile: TOY_FRAGILE_FAIL is set")
+        return float(data.y.mean())
 
 
 class Never(Metric):
@@ -178,9 +234,9 @@ def harness_datasets():
 
 @hookimpl
 def harness_methods():
-    return [Mean, Boom, Sleepy, Skipper]
+    return [Mean, Boom, Sleepy, Skipper, Fragile]
 
 
 @hookimpl
 def harness_metrics():
-    return [AbsError, Stats, Path, Never, Other]
+    return [AbsError, Stats, Path, Never, Other, Scaled, BadValue]

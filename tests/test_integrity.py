@@ -1,0 +1,270 @@
+"""Results you can trust (issue 11): each test provokes the fault for real and fails on the
+harness before the fix (cell identity without code or metrics, tables taking the latest
+*finished* run, NaN passing as ok, RUNNING runs after a kill, SIGTERM not handled).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from harness.report import summary_table
+from harness.runner import LocalExecutor, execute_cell, run_suite
+from harness.suite import load_suite
+from harness.tracking import Tracker
+
+HARNESS = str(Path(sys.executable).with_name("harness"))
+
+SUITE = """
+name: integrity
+seeds: [0, 1]
+runs:
+  - task: toy
+    datasets: [{name: noise, params: {n: 4}}]
+    methods: [mean, fragile]
+    metrics: [abs-error, {name: scaled, params: {scale: SCALE}}]
+"""
+
+
+def _run(registry, path, store, force=False):
+    tracker = Tracker(store)
+    notices: list[str] = []
+    outcome = run_suite(
+        load_suite(path, registry),
+        registry,
+        tracker,
+        executor=LocalExecutor(registry, 1),
+        force=force,
+        on_notice=notices.append,
+    )
+    return tracker, outcome, notices
+
+
+# -- 1. cell identity: metrics and code ---------------------------------------------------
+
+
+def test_changing_a_metric_param_reruns_the_cells_and_recomputes_it(registry, write_suite, store):
+    tracker, first, _ = _run(registry, write_suite(SUITE.replace("SCALE", "1.0")), store)
+    path = write_suite(SUITE.replace("SCALE", "1000.0"))
+    tracker, second, notices = _run(registry, path, store)
+    assert second.ran == first.ran == 4  # before the fix: 0 ran, the old values stayed
+    assert any("4 cell(s): metrics changed" in line for line in notices)
+    suite = load_suite(path, registry)
+    rows = tracker.results(first.experiment_id, [c.cell_hash for c in suite.cells])
+    assert (rows["scaled"] == 1000.0 * rows["abs-error"]).all()
+
+
+def test_adding_a_metric_computes_it(registry, write_suite, store):
+    tracker, first, _ = _run(registry, write_suite(SUITE.replace("SCALE", "1.0")), store)
+    added = SUITE.replace("SCALE", "1.0").replace("metrics: [", "metrics: [stats, ")
+    suite = load_suite(write_suite(added), registry)
+    _, second, _ = _run(registry, suite.path, store)
+    assert second.ran == 4
+    rows = tracker.results(first.experiment_id, [c.cell_hash for c in suite.cells])
+    assert rows["stats.max"].notna().all() and len(rows) == 4
+
+
+EXTRA = '''
+"""A second toy plugin: one method for the toy task (its code is edited by the test)."""
+from harness import Method, hookimpl
+
+
+class Half(Method):
+    """Half the sample mean.
+
+    Source: test fixture.
+    """
+
+    name = "half"
+    task = "toy"
+
+    def run(self, data, params, seed) -> float:
+        return float(data.y.mean()) / 2  # EDIT-ME
+
+
+@hookimpl
+def harness_methods():
+    return [Half]
+'''
+
+
+def test_editing_a_plugin_reruns_only_the_cells_that_use_it(toy_env, tmp_path, store):
+    """A real `harness run` with two plugins installed in a temporary folder; the second
+    plugin's source is edited between runs."""
+    site = Path(toy_env["PYTHONPATH"])
+    info = site / "harness_toy_extra-0.1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: harness-toy-extra\nVersion: 0.1.0\n"
+    )
+    (info / "entry_points.txt").write_text("[harness]\ntoy-extra = toy_extra\n")
+    (site / "toy_extra.py").write_text(EXTRA)
+    suite = tmp_path / "two.yaml"
+    suite.write_text(
+        textwrap.dedent("""
+        name: two-plugins
+        seeds: [0, 1, 2]
+        runs:
+          - task: toy
+            datasets: [{name: noise, params: {n: 4}}]
+            methods: [mean, half]
+            metrics: [abs-error]
+        """)
+    )
+    cmd = [HARNESS, "run", str(suite), "--tracking-uri", store, "--report-dir", str(tmp_path)]
+    first = subprocess.run(cmd, env=toy_env, capture_output=True, text=True, timeout=300)
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert "6 to run" in first.stdout
+    again = subprocess.run(cmd, env=toy_env, capture_output=True, text=True, timeout=300)
+    assert "6 already finished, 0 to run" in again.stdout
+    (site / "toy_extra.py").write_text(EXTRA.replace("/ 2  # EDIT-ME", "/ 4  # fixed"))
+    edited = subprocess.run(cmd, env=toy_env, capture_output=True, text=True, timeout=300)
+    assert edited.returncode == 0, edited.stdout + edited.stderr
+    # before the fix: "6 already finished, 0 to run" with the old numbers
+    assert "3 already finished, 3 to run" in edited.stdout, edited.stdout
+    assert "3 cell(s): code of plugin toy-extra changed" in edited.stdout
+
+
+# -- 2. one truth per cell ------------------------------------------------------------------
+
+
+def test_a_failed_forced_rerun_is_shown_failed_never_the_older_success(
+    registry, write_suite, store, monkeypatch
+):
+    path = write_suite(SUITE.replace("SCALE", "1.0"))
+    tracker, first, _ = _run(registry, path, store)
+    assert not first.problems
+    monkeypatch.setenv("TOY_FRAGILE_FAIL", "1")  # inherited by the forked worker
+    _, second, notices = _run(registry, path, store, force=True)
+    assert len(second.problems) == 2
+    suite = load_suite(path, registry)
+    rows = tracker.results(first.experiment_id, [c.cell_hash for c in suite.cells])
+    fragile = rows[rows["method"] == "fragile"]
+    assert set(fragile["status"]) == {"failed"}  # before the fix: the older "ok" runs
+    table = summary_table(rows, registry)
+    assert table.loc[("noise", "fragile"), "abs-error ↓"] == "failed"
+    assert table.loc[("noise", "fragile"), "seeds"] == "0 of 2 (2 failed)"
+    # and the next run retries exactly those cells
+    monkeypatch.delenv("TOY_FRAGILE_FAIL")
+    _, third, notices = _run(registry, path, store)
+    assert third.ran == 2 and any("2 cell(s): last run failed" in n for n in notices)
+
+
+# -- 3. non-finite values -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "shape", "reason"),
+    [
+        (".nan", "scalar", "metric 'bad-value' returned nan"),
+        (".inf", "scalar", "metric 'bad-value' returned inf"),
+        ("-.inf", "dict", "metric 'bad-value.broken' returned -inf"),
+        (".nan", "curve", "metric 'bad-value' returned a curve with nan at step 2"),
+    ],
+)
+def test_a_non_finite_metric_fails_the_cell(registry, write_suite, value, shape, reason):
+    suite = load_suite(
+        write_suite(f"""
+        name: nan
+        runs:
+          - task: toy
+            datasets: [noise]
+            methods: [mean]
+            metrics: [abs-error, {{name: bad-value, params: {{value: {value}, shape: {shape}}}}}]
+        """),
+        registry,
+    )
+    result = execute_cell(suite.cells[0], registry)
+    assert result.status == "failed"  # before the fix: "ok", and inf stored as 1.797e308
+    assert result.reason == reason
+    assert all(math.isfinite(v) for v in result.metrics.values())
+
+
+# -- 4. run states after kill -9 and SIGTERM ----------------------------------------------------
+
+SLOW = """
+name: killed
+timeout: 2m
+runs:
+  - task: toy
+    datasets: [{name: noise, params: {n: 3}}]
+    methods: [mean, {name: sleepy, params: {seconds: 60}}]
+    metrics: [abs-error]
+"""
+
+
+def _start(toy_env, tmp_path, store):
+    suite = tmp_path / "killed.yaml"
+    suite.write_text(textwrap.dedent(SLOW))
+    cmd = [HARNESS, "run", str(suite), "--tracking-uri", store, "--report-dir", str(tmp_path)]
+    process = subprocess.Popen(
+        cmd, env=toy_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    tracker = Tracker(store)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:  # until the first (mean) cell is logged
+        experiment = tracker.experiment_id("killed")
+        if experiment and tracker.finished_hashes(experiment):
+            return process, tracker, experiment, suite
+        assert process.poll() is None, process.stdout.read()
+        time.sleep(0.3)
+    process.kill()
+    pytest.fail("the first cell was not logged within 120 s")
+
+
+def _parents(tracker, experiment):
+    runs = tracker.client.search_runs([experiment], "tags.`harness.kind` = 'suite'")
+    return [r.info.status for r in runs]
+
+
+def test_sigterm_is_handled_like_ctrl_c(toy_env, tmp_path, store):
+    process, tracker, experiment, _ = _start(toy_env, tmp_path, store)
+    process.send_signal(signal.SIGTERM)
+    out, _ = process.communicate(timeout=60)
+    assert process.returncode == 143, out  # before the fix: -15, the parent left RUNNING
+    assert "finished cells are kept" in out
+    assert _parents(tracker, experiment) == ["KILLED"]
+    assert len(tracker.finished_hashes(experiment)) == 1
+
+
+def test_after_kill_9_the_next_run_marks_the_dead_parent_killed(toy_env, tmp_path, store):
+    process, tracker, experiment, suite = _start(toy_env, tmp_path, store)
+    dead_parent = tracker.latest_suite_run(experiment)
+    # what a kill while a cell is being logged leaves: a RUNNING cell run with no status
+    half = tracker.client.create_run(
+        experiment,
+        tags={"mlflow.parentRunId": dead_parent, "harness.kind": "cell", "harness.cell_hash": "x"},
+    )
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait(timeout=30)
+    assert _parents(tracker, experiment) == ["RUNNING"]  # what kill -9 leaves behind
+    assert "x" not in set(tracker.results(experiment)["cell_hash"])  # readers ignore it
+    again = subprocess.run(
+        [HARNESS, "run", str(suite), "--tracking-uri", store, "--dry-run"],
+        env=toy_env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert again.returncode == 0
+    suite.write_text(textwrap.dedent(SLOW).replace("seconds: 60", "seconds: 0"))
+    rerun = subprocess.run(
+        [HARNESS, "run", str(suite), "--tracking-uri", store, "--report-dir", str(tmp_path)],
+        env=toy_env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert rerun.returncode == 0, rerun.stdout + rerun.stderr
+    assert f"Marked run {dead_parent} KILLED" in rerun.stdout
+    statuses = {r.info.run_id: r.info.status for r in tracker.client.search_runs([experiment])}
+    assert statuses[dead_parent] == "KILLED"
+    assert tracker.client.get_run(half.info.run_id).info.lifecycle_stage == "deleted"
