@@ -500,8 +500,15 @@ def _parse_yaml(label: str, text: str) -> Any:
         at = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
         problem = (err.problem or err.context or "").rstrip(".")
         raise SuiteError(f"{label}: {at}not valid YAML: {problem}.") from None
+    except yaml.reader.ReaderError as err:  # a control character such as NUL
+        line = text.count("\n", 0, err.position) + 1
+        column = err.position - text.rfind("\n", 0, err.position)
+        raise SuiteError(
+            f"{label}: line {line}, column {column}: not valid YAML: character"
+            f" #x{err.character:04x} is not allowed ({err.reason})."
+        ) from None
     except yaml.YAMLError as err:
-        raise SuiteError(f"{label}: not valid YAML: {err}") from None
+        raise SuiteError(f"{label}: not valid YAML: {type(err).__name__}.") from None
 
 
 def _check_nodes(label: str, root: yaml.Node) -> None:
@@ -828,7 +835,7 @@ def _apply_set(text: str, runs: list[_FlatRun], registry: Registry, problems: li
     if i >= len(runs):
         problems.append(
             f"{option}: the suite has {len(runs)} run(s), runs[0] to runs[{len(runs) - 1}]"
-            " (included suites' runs first, in order; see 'harness run --dry-run')."
+            " (included suites' runs first, in file order)."
         )
         return
     if match.re is _SET_RUN:
@@ -888,9 +895,10 @@ def _select(runs: list[_FlatRun], kind: str, texts: Sequence[str], problems: lis
         kept = []
         for item in getattr(run, attr):
             chosen = [(option, params) for option, name, params in selectors if name == item.name]
-            if chosen:
+            if item.added:  # asked for explicitly: kept whole
+                kept.append(item)
+            elif chosen:
                 item.filters = None if any(not p for _, p in chosen) else chosen
-            if chosen or item.added:
                 kept.append(item)
         setattr(run, attr, kept)
     return True
@@ -983,15 +991,20 @@ def load_suite(path: str | Path, registry: Registry, overrides: Overrides | None
     _check_cap(path, runs, overrides.max_cells)
     cells: list[Cell] = []
     expanded_runs: list[dict[str, Any]] = []
-    hits: set[str] = set()
+    hits: dict[str, list[str]] = {}  # selection option -> configurations it matched
+    seen: dict[str, list[str]] = {}  # selection option -> configurations it was tried on
     tasks = set(registry.tasks())
     for run in runs:
-        _expand(run, registry, tasks, problems, cells, expanded_runs, hits)
+        _expand(run, registry, tasks, problems, cells, expanded_runs, (hits, seen))
     for text in overrides.datasets + overrides.methods:
         kind = "dataset" if text in overrides.datasets else "method"
         option = f"--{kind} {text}"
         if "[" in text and option not in hits and not any(p.startswith(option) for p in problems):
-            problems.append(f"{option}: no configuration in the suite matches these params.")
+            tried = "; ".join(dict.fromkeys(seen.get(option, [])).keys()) or "none"
+            problems.append(
+                f"{option}: no configuration in the suite matches these params (it has:"
+                f" {tried[:300]})."
+            )
     if problems:
         raise SuiteError("\n".join(dict.fromkeys(problems)))
     if not cells:
@@ -1006,7 +1019,7 @@ def load_suite(path: str | Path, registry: Registry, overrides: Overrides | None
     return Suite(top.name, path, top.description, cells, expanded)
 
 
-def _expand(run, registry, tasks, problems, cells, expanded_runs, hits) -> None:
+def _expand(run, registry, tasks, problems, cells, expanded_runs, selection) -> None:
     if run.task not in tasks:  # name the task, not its first dataset
         try:
             registry.get("dataset", run.task, "", where=f"{run.place}.task")
@@ -1014,8 +1027,8 @@ def _expand(run, registry, tasks, problems, cells, expanded_runs, hits) -> None:
             problems.append(str(err))
         return
     before = len(problems)
-    datasets = _configs(run, "dataset", run.datasets, registry, problems, hits)
-    methods = _configs(run, "method", run.methods, registry, problems, hits)
+    datasets = _configs(run, "dataset", run.datasets, registry, problems, selection)
+    methods = _configs(run, "method", run.methods, registry, problems, selection)
     metrics = _metrics(run, registry, problems)
     if len(problems) > before:
         return
@@ -1084,8 +1097,10 @@ def _wanted(item: _Item, fields: dict[str, Any], problems: list[str]):
     return out
 
 
-def _configs(run, kind, items, registry, problems, hits) -> list:
-    """Every (name, params, (plugin, version)) configuration of a datasets/methods list."""
+def _configs(run, kind, items, registry, problems, selection) -> list:
+    """Every (name, params, (plugin, version)) configuration of a datasets/methods list,
+    less those a selection (``--method mean[shift=1]``) leaves out."""
+    hits, seen = selection
     out = []
     for item in items:
         try:
@@ -1116,12 +1131,15 @@ def _configs(run, kind, items, registry, problems, hits) -> list:
                 problems += _params_problems(item, err, places)
                 continue
             if item.filters is not None:
-                matched = [
-                    o for o, want in wanted if all(params.get(k) == v for k, v in want.items())
-                ]
+                matched = False
+                for option, want in wanted:
+                    label = ", ".join(f"{k}={_param_str(params.get(k))}" for k in want)
+                    seen.setdefault(option, []).append(label)
+                    if all(params.get(k) == v for k, v in want.items()):
+                        hits.setdefault(option, []).append(label)
+                        matched = True
                 if not matched:
                     continue
-                hits.update(matched)
             out.append((item.name, params, (component.plugin, component.version)))
     return out
 
