@@ -1,14 +1,13 @@
 import numpy as np
 import pytest
 import torch
-from harness_margin_qml import circuits, sim
+from harness_margin_qml import _engine, circuits, sim
 from harness_margin_qml.datasets import ClusterPhases, DigitsBinary
 from harness_margin_qml.methods import (
     NQE,
     IQPEmbedding,
     QCNNMethod,
     StronglyEntanglingMethod,
-    _mlp,
 )
 
 from harness import Skip
@@ -76,7 +75,7 @@ def test_simulator_matches_pennylane_default_qubit(n, model, n_classes):
         x = rng.uniform(0, np.pi, (3, n))
         if embedding == "nqe":  # the classical network's output feeds the IQP embedding
             torch.manual_seed(0)
-            x = _mlp(n)(torch.as_tensor(x)).detach().numpy()
+            x = _engine.mlp(n)(torch.as_tensor(x)).detach().numpy()
         psi = circuits.iqp_states(torch.as_tensor(x), 3, torch.complex128)
         embedding = "features"
     got = sim.probs(ansatz(psi, torch.as_tensor(theta)), readout).numpy()

@@ -14,6 +14,21 @@ import numpy as np
 __all__ = ["QMLData", "QNNOutput"]
 
 
+def _check_finite(obj: object, fields: tuple[str, ...]) -> None:
+    """Raise ValueError naming the first field (of ``obj``) with a NaN or infinite entry."""
+    for name in fields:
+        value = getattr(obj, name)
+        if value is None:
+            continue
+        arr = np.asarray(value)
+        if arr.dtype.kind in "fc" and not np.isfinite(arr).all():
+            bad = int((~np.isfinite(arr)).sum())
+            raise ValueError(
+                f"{type(obj).__name__}.{name} has {bad} non-finite value(s) (NaN or inf); "
+                f"it must be finite"
+            )
+
+
 @dataclass(frozen=True)
 class QMLData:
     """A classification task for a quantum classifier.
@@ -59,6 +74,28 @@ class QMLData:
     encoding: Literal["amplitude", "features"]
     noise: float
 
+    def __post_init__(self) -> None:
+        """Validate finiteness, lengths and label range.
+
+        Raises
+        ------
+        ValueError
+            Naming the field: a non-finite entry, rows of x and y that differ in number, or a
+            label outside [0, n_classes).
+        """
+        _check_finite(self, ("x_train", "x_test", "couplings_train", "couplings_test", "noise"))
+        for split in ("train", "test"):
+            x, y = getattr(self, f"x_{split}"), getattr(self, f"y_{split}")
+            if len(x) != len(y):
+                raise ValueError(f"x_{split} has {len(x)} rows but y_{split} has {len(y)}")
+            for name in (f"y_{split}", f"y_{split}_clean"):
+                labels = np.asarray(getattr(self, name))
+                if labels.size and (labels.min() < 0 or labels.max() >= self.n_classes):
+                    raise ValueError(
+                        f"{name} must hold labels in [0, {self.n_classes}), got "
+                        f"[{labels.min()}, {labels.max()}]"
+                    )
+
 
 @dataclass(frozen=True)
 class QNNOutput:
@@ -90,3 +127,27 @@ class QNNOutput:
     loss: np.ndarray
     train_states: np.ndarray | None = None
     n_embedding_params: int = 0
+
+    def __post_init__(self) -> None:
+        """Validate finiteness and shapes.
+
+        Raises
+        ------
+        ValueError
+            Naming the field: a non-finite entry (a diverged training run), probabilities
+            that are not 2-D, or ``theta_init`` and ``theta_final`` of different shapes.
+        """
+        _check_finite(
+            self,
+            ("train_probs", "test_probs", "theta_init", "theta_final", "loss", "train_states"),
+        )
+        for name in ("train_probs", "test_probs"):
+            if np.ndim(getattr(self, name)) != 2:
+                raise ValueError(
+                    f"{name} must have shape (n, n_classes), got {np.shape(getattr(self, name))}"
+                )
+        if np.shape(self.theta_init) != np.shape(self.theta_final):
+            raise ValueError(
+                f"theta_init {np.shape(self.theta_init)} and theta_final "
+                f"{np.shape(self.theta_final)} must have one shape"
+            )

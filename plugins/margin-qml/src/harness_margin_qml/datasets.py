@@ -10,12 +10,12 @@ from dataclasses import dataclass
 from typing import ClassVar, Literal
 
 import numpy as np
-from sklearn.datasets import load_digits
-from sklearn.decomposition import PCA
 
 from harness import Dataset
-from harness_margin_qml import hamiltonians
 from harness_margin_qml.data import QMLData
+
+# scipy (exact diagonalisation) and scikit-learn are imported where used, so that
+# registering the plugin stays light (issue 20).
 
 __all__ = ["ClusterPhases", "DigitsBinary", "TfimPhases", "add_label_noise"]
 
@@ -56,6 +56,8 @@ class _SplitParams:
 
 
 def _sample_cluster(n: int, n_classes: int, rng: np.random.Generator):
+    from harness_margin_qml import hamiltonians
+
     accept = 4.0 / _CLUSTER_AREAS if n_classes == 4 else np.array([1.0, 29 / 35, 29 / 35, 29 / 35])
     out: list[tuple[float, float, int]] = []
     while len(out) < n:
@@ -98,6 +100,8 @@ def _noisy_data(params, seed: int, x, y, couplings, n_classes: int, encoding) ->
 
 
 def _phase_data(model, sampler, params, n_classes: int, seed: int) -> QMLData:
+    from harness_margin_qml import hamiltonians
+
     train_c, train_y = sampler(params.n_train, np.random.default_rng(seed))
     test_c, test_y = sampler(params.n_test, np.random.default_rng([params.test_seed, 7]))
     x = [hamiltonians.ground_states(model, params.n_qubits, c) for c in (train_c, test_c)]
@@ -250,6 +254,9 @@ class DigitsBinary(Dataset):
                 )
 
     def load(self, params: DigitsBinary.Params, seed: int) -> QMLData:
+        from sklearn.datasets import load_digits
+        from sklearn.decomposition import PCA
+
         x, y = load_digits(n_class=2, return_X_y=True)
         order = np.random.default_rng(seed).permutation(len(y))
         tr, te = order[: params.n_train], order[params.n_train : params.n_train + params.n_test]

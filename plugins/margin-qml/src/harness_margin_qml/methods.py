@@ -5,23 +5,17 @@ Source: Hur & Park, ICML 2025, official ``QPR/models/QPR.py`` and ``NQE/`` (pape
 
 from __future__ import annotations
 
-import itertools
-import math
 from dataclasses import dataclass
 from typing import ClassVar, Literal
 
-import numpy as np
-import torch
-from torch.nn import functional
-
 from harness import Method, Skip
-from harness_margin_qml import circuits, sim
 from harness_margin_qml.data import QMLData, QNNOutput
-from harness_margin_qml.training import fit, torch_threads
+
+# torch and the simulator are imported inside ``run`` (``_engine``), so that registering the
+# plugin stays light (issue 20).
 
 __all__ = ["NQE", "IQPEmbedding", "QCNNMethod", "StronglyEntanglingMethod"]
 
-_REAL = {"complex64": torch.float32, "complex128": torch.float64}
 _FAST = {"max_steps": 5, "window": 2}
 
 
@@ -44,43 +38,9 @@ class _TrainParams:
             raise ValueError(f"lr must be > 0, got {self.lr}")
 
 
-def _train(ansatz, embed, data: QMLData, params: _TrainParams, seed: int, extra=()) -> QNNOutput:
-    """Train ``ansatz`` on states ``embed(x)`` from U[0, 2π) angles; see ``training.fit``."""
-    real, ctype = _REAL[params.precision], sim.CDTYPES[params.precision]
-    gen = torch.Generator().manual_seed(seed)
-    theta0 = torch.rand(ansatz.n_params, generator=gen, dtype=real) * (2 * math.pi)
-    theta = theta0.clone().requires_grad_()
-    wires = circuits.readout_wires(data.n_classes)
-    psi_train = embed(data.x_train, ctype)
-    y = torch.as_tensor(data.y_train)
-    loss = fit(
-        lambda idx: sim.probs(ansatz(psi_train[idx], theta), wires),
-        [theta],
-        y,
-        lr=params.lr,
-        max_steps=params.max_steps,
-        window=params.window,
-        loss=params.loss,
-        batch_size=params.batch_size,
-        generator=gen,
-    )
-    with torch.no_grad():
-        train_p = sim.probs(ansatz(psi_train, theta), wires).double().numpy()
-        test_p = sim.probs(ansatz(embed(data.x_test, ctype), theta), wires).double().numpy()
-    return QNNOutput(
-        train_probs=train_p,
-        test_probs=test_p,
-        theta_init=theta0.double().numpy(),
-        theta_final=theta.detach().double().numpy(),
-        loss=loss,
-        **dict(extra),
-    )
-
-
-def _amplitude(data: QMLData, name: str):
+def _amplitude(data: QMLData, name: str) -> None:
     if data.encoding != "amplitude":
         raise Skip(f"'{name}' reads quantum states; this dataset has classical features")
-    return circuits.amplitude_states
 
 
 class QCNNMethod(Method):
@@ -131,10 +91,13 @@ class QCNNMethod(Method):
         shared: bool = False
 
     def run(self, data: QMLData, params: QCNNMethod.Params, seed: int) -> QNNOutput:
-        embed = _amplitude(data, self.name)
+        _amplitude(data, self.name)
+        from harness_margin_qml import _engine, circuits
+        from harness_margin_qml.training import torch_threads
+
         ansatz = circuits.QCNN(data.n_qubits, params.layers, params.shared)
         with torch_threads(params.n_threads):
-            return _train(ansatz, embed, data, params, seed)
+            return _engine.train(ansatz, circuits.amplitude_states, data, params, seed)
 
 
 class StronglyEntanglingMethod(Method):
@@ -168,29 +131,18 @@ class StronglyEntanglingMethod(Method):
         pass
 
     def run(self, data: QMLData, params: StronglyEntanglingMethod.Params, seed: int) -> QNNOutput:
-        embed = _amplitude(data, self.name)
+        _amplitude(data, self.name)
+        from harness_margin_qml import _engine, circuits
+        from harness_margin_qml.training import torch_threads
+
         ansatz = circuits.StronglyEntangling(data.n_qubits, params.layers)
         with torch_threads(params.n_threads):
-            return _train(ansatz, embed, data, params, seed)
+            return _engine.train(ansatz, circuits.amplitude_states, data, params, seed)
 
 
 def _features(data: QMLData, name: str) -> None:
     if data.encoding != "features":
         raise Skip(f"'{name}' embeds classical features; this dataset holds quantum states")
-
-
-def _train_iqp(feature_map, data: QMLData, params, seed: int, n_embedding_params: int = 0):
-    """Train a QCNN on ``IQPEmbedding(feature_map(x))`` states; report the embedded
-    training states (complex128) for ``trace-distance``."""
-    ansatz = circuits.QCNN(data.n_qubits, params.layers, params.shared)
-
-    def embed(x: np.ndarray, ctype: torch.dtype) -> torch.Tensor:
-        return circuits.iqp_states(feature_map(torch.as_tensor(x)), params.n_repeats, ctype)
-
-    psi = embed(data.x_train, torch.complex128)
-    states = psi.reshape(psi.shape[0], -1).detach().numpy()
-    extra = {"train_states": states, "n_embedding_params": n_embedding_params}
-    return _train(ansatz, embed, data, params, seed, extra)
 
 
 class IQPEmbedding(Method):
@@ -231,34 +183,11 @@ class IQPEmbedding(Method):
 
     def run(self, data: QMLData, params: IQPEmbedding.Params, seed: int) -> QNNOutput:
         _features(data, self.name)
+        from harness_margin_qml import _engine
+        from harness_margin_qml.training import torch_threads
+
         with torch_threads(params.n_threads):
-            return _train_iqp(lambda x: x, data, params, seed)
-
-
-def _mlp(n: int) -> torch.nn.Sequential:
-    sizes = [n, 16, 32, 32, 16, n]  # papers file §6: 8→16→32→32→16→8
-    layers: list[torch.nn.Module] = []
-    for i, (a, b) in enumerate(itertools.pairwise(sizes)):
-        layers.append(torch.nn.Linear(a, b, dtype=torch.float64))
-        if i < len(sizes) - 2:
-            layers.append(torch.nn.ReLU())
-    return torch.nn.Sequential(*layers)
-
-
-def _pretrain_nqe(net, x, y, params, gen: torch.Generator) -> None:
-    """Fit |<ψ(x1)|ψ(x2)>|² to 1[y1 = y2] on random pairs (MSE, SGD)."""
-    opt = torch.optim.SGD(net.parameters(), lr=params.pretrain_lr)
-    ctype = sim.CDTYPES[params.precision]
-    for _ in range(params.pretrain_steps):
-        i = torch.randint(0, len(y), (params.pairs,), generator=gen)
-        j = torch.randint(0, len(y), (params.pairs,), generator=gen)
-        psi = circuits.iqp_states(net(torch.cat([x[i], x[j]])), params.n_repeats, ctype)
-        psi = psi.reshape(2 * params.pairs, -1)
-        overlap = (psi[: params.pairs].conj() * psi[params.pairs :]).sum(1)
-        fidelity = overlap.real**2 + overlap.imag**2
-        opt.zero_grad()
-        functional.mse_loss(fidelity.double(), (y[i] == y[j]).double()).backward()
-        opt.step()
+            return _engine.train_iqp(lambda x: x, data, params, seed)
 
 
 class NQE(Method):
@@ -302,12 +231,17 @@ class NQE(Method):
 
     def run(self, data: QMLData, params: NQE.Params, seed: int) -> QNNOutput:
         _features(data, self.name)
+        import torch
+
+        from harness_margin_qml import _engine
+        from harness_margin_qml.training import torch_threads
+
         gen = torch.Generator().manual_seed(seed + 1)
         with torch_threads(params.n_threads), torch.random.fork_rng():
             torch.manual_seed(seed)
-            net = _mlp(data.n_qubits)
+            net = _engine.mlp(data.n_qubits)
             x = torch.as_tensor(data.x_train)
-            _pretrain_nqe(net, x, torch.as_tensor(data.y_train), params, gen)
+            _engine.pretrain_nqe(net, x, torch.as_tensor(data.y_train), params, gen)
             net.requires_grad_(False)
             n_net = sum(p.numel() for p in net.parameters())
-            return _train_iqp(net, data, params, seed, n_embedding_params=n_net)
+            return _engine.train_iqp(net, data, params, seed, n_embedding_params=n_net)

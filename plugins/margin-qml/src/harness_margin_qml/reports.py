@@ -9,19 +9,18 @@ the excess MI with a family-wise permutation p-value (:mod:`harness_margin_qml.s
 
 from __future__ import annotations
 
-import matplotlib
-
-matplotlib.use("Agg")
-
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
 from harness import Curve, Report
 from harness_margin_qml import stats
 from harness_margin_qml.stats import histogram_mi
+
+if TYPE_CHECKING:  # matplotlib is imported where a figure is drawn (light registration)
+    from matplotlib.figure import Figure
 
 __all__ = [
     "MEASURES",
@@ -266,11 +265,16 @@ def correlation_table(results: pd.DataFrame, **kwargs) -> pd.DataFrame:
     return measure_table(results, **kwargs)[0]
 
 
-def _scatter(df: pd.DataFrame) -> plt.Figure:
+def _scatter(df: pd.DataFrame) -> Figure:
     """One panel per measure against the gap, in a grid of at most four columns.
 
     A spare grid cell holds the legend; without one the legend goes below the grid.
     """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
     labels = [k for k, v in MEASURES.items() if v[0] in df]
     n = max(len(labels), 1)
     ncols = min(4, n)

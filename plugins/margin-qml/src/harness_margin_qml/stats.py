@@ -18,7 +18,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import kendalltau
 
 __all__ = [
     "Association",
@@ -231,6 +230,8 @@ def association(
     null_mean = float(null.mean())
     p = float((1 + np.sum(null >= mi - 1e-12)) / (1 + len(null)))
     if np.ptp(target) > 0 and np.ptp(measure) > 0:
+        from scipy.stats import kendalltau
+
         tau = kendalltau(target, measure)
         kt, tp = float(tau.statistic), float(tau.pvalue)
     else:
