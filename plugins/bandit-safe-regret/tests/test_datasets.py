@@ -59,8 +59,8 @@ def test_kuhn_player_one_value_is_minus_one_eighteenth():
     data = KuhnPoker().load(KuhnPoker.Params(T=10, comparator_epsilon=0.0), seed=0)
     chips = 2.0 * np.array(data.seat_values)  # payoffs are chips / 2
     # closed form (Kuhn 1950): -1/18 for player 1; +1/18 in the other seat
-    assert chips[0] == pytest.approx(games.KUHN_VALUE, abs=1e-3)
-    assert chips[1] == pytest.approx(-games.KUHN_VALUE, abs=1e-3)
+    assert chips[0] == pytest.approx(games.KUHN_VALUE, abs=1e-9)
+    assert chips[1] == pytest.approx(-games.KUHN_VALUE, abs=1e-9)
     assert data.value == pytest.approx(0.0, abs=1e-9)
     # cross-check the LP on the 27 x 64 reduced normal form with nashpy
     nash_row = _nashpy_row(data.game.seats[0].matrix)

@@ -54,10 +54,19 @@ def test_regret_vs_horizon_table_has_a_column_per_t_with_mean_and_ci():
     results, curves = _results()
     out = RegretVsHorizon().build(results, curves)
     table = out["regret-vs-horizon"]
-    assert list(table.columns) == ["dataset", "opponent", "method", "T=1000", "T=10000"]
+    assert list(table.columns) == [
+        "dataset",
+        "opponent",
+        "method",
+        "Reg(mu_c) T=1000",
+        "Reg(best) T=1000",
+        "Reg(mu_c) T=10000",
+        "Reg(best) T=10000",
+    ]
     exp3 = table[table["method"] == "exp3"].iloc[0]
-    # mean over seeds of sqrt(T) + 0.1 seed, seeds 0..2: sqrt(1000) + 0.1
-    assert exp3["T=1000"].startswith(f"{np.sqrt(1000) + 0.1:.2f} ± ")
+    # mean over seeds of sqrt(T) + 0.1 seed, seeds 0..2: sqrt(1000) + 0.1; regret-vs-best + 1
+    assert exp3["Reg(mu_c) T=1000"].startswith(f"{np.sqrt(1000) + 0.1:.2f} ± ")
+    assert exp3["Reg(best) T=1000"].startswith(f"{np.sqrt(1000) + 1.1:.2f} ± ")
     assert isinstance(out["summary"], pd.DataFrame) and len(out["summary"]) == 4
     assert isinstance(out["regret-vs-horizon-plot"], matplotlib.figure.Figure)
 
@@ -91,3 +100,38 @@ def test_mean_ci_uses_student_t():
     # t_{0.975, 2} = 4.303; sd = 1; sem = 1 / sqrt(3)
     assert mean == 2.0
     assert abs(half - 4.302653 / np.sqrt(3)) < 1e-5
+
+
+def test_exponents_recover_a_power_law_and_refuse_non_positive_regret():
+    # Per-seed regret 3 T^0.5 (1 + noise), three horizons, five seeds: the fitted log-log
+    # slope is 0.5 inside its 95% interval; the same data with T^1 gives 1 (so the fit
+    # follows the data, a wrong constant slope would fail one of the two).
+    rng = np.random.default_rng(0)
+    rows = []
+    for exponent, method in ((0.5, "exp3"), (1.0, "linear")):
+        for T in (1000, 10000, 100000):
+            for seed in range(5):
+                value = 3 * T**exponent * (1 + 0.05 * rng.standard_normal())
+                rows.append(
+                    {
+                        "cell_hash": f"{method}{T}{seed}",
+                        "task": "bandit-safe-regret",
+                        "dataset": "rock-paper-scissors",
+                        "method": method,
+                        "status": "ok",
+                        "dataset.T": str(T),
+                        "dataset.opponent": "fixed",
+                        "regret-vs-comparator": value,
+                        "regret-vs-best": -value,
+                    }
+                )
+    out = RegretVsHorizon().build(pd.DataFrame(rows), {})
+    exponents = out["exponents"].set_index("method")
+    for method, exponent in (("exp3", 0.5), ("linear", 1.0)):
+        cell = exponents.loc[method, "Reg(mu_c) exponent"]
+        slope, low, high = (
+            float(x) for x in cell.replace("[", "").replace("]", "").replace(",", "").split()
+        )
+        assert abs(slope - exponent) < 0.02 and low < exponent < high
+        assert exponents.loc[method, "Reg(best) exponent"] == "n/a"  # negative regret
+    assert "regret-vs-best-plot" in out

@@ -35,6 +35,8 @@ def harness_methods():
         methods.TsallisInfMethod,
         methods.HedgeMethod,
         methods.MinimaxMethod,
+        methods.PhasedAggressionSequenceForm,
+        methods.SequenceFormIxomd,
     ]
 
 

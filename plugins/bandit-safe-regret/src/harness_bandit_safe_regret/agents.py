@@ -56,12 +56,16 @@ class PhasedAggression:
         Scale of the phase threshold R.
     phased : bool, default=True
         False plays the learner alone (alpha = 1 throughout, learning rates for K arms).
+    reset : bool, default=True
+        Reset the learner at each phase switch (False: the "no reset" ablation).
+    fixed_alpha : float or None, default=None
+        Keep alpha at this value, never switching (the "fixed alpha" ablation).
 
-    Raises
-    ------
-    ValueError
-        If ``feedback`` is bandit, ``phased`` is True and the comparator has a zero entry
-        (the bandit guarantee needs full support, delta > 0).
+    Notes on delta = 0: with bandit feedback and a comparator that has a zero entry,
+    R = c0 sqrt(T ln K / delta) is infinite, so alpha stays 0 and the agent plays mu_c for
+    ever (its regret to the best strategy is then linear in T: the Lattimore 2015
+    obstruction of shared/papers/bandit-safe-regret.md §1). This is a documented failure
+    mode, reported by the metrics, not an error.
 
     Notes
     -----
@@ -79,6 +83,8 @@ class PhasedAggression:
         feedback: str = "bandit",
         c0: float = 1.0,
         phased: bool = True,
+        reset: bool = True,
+        fixed_alpha: float | None = None,
     ) -> None:
         self.mu = [np.asarray(x, dtype=float) for x in data.comparator]
         self._mu = [x.tolist() for x in self.mu]
@@ -86,20 +92,14 @@ class PhasedAggression:
         self.full = feedback == "full"
         rounds = seat_rounds(data)
         sizes = [len(seat.actions) for seat in data.game.seats]
-        if phased and not self.full and data.delta <= 0.0:
-            zeros = [np.flatnonzero(x <= 0).tolist() for x in self.mu]
-            raise ValueError(
-                f"phased-aggression needs a full-support comparator (delta > 0); the comparator"
-                f" of '{data.game.name}' has zero entries at actions {zeros} (per seat)."
-                " Set the dataset's comparator_epsilon > 0."
-            )
+        no_support = phased and not self.full and data.delta <= 0.0
         etas = [
             self._eta(learner, k, n, x, phased)
             for k, n, x in zip(sizes, rounds, self.mu, strict=True)
         ]
         self.learners = [make_learner(learner, k, eta) for k, eta in zip(sizes, etas, strict=True)]
         log_k = _log_n_strategies(data)
-        if not phased:
+        if not phased or no_support:
             self.R = math.inf
         elif self.full:
             self.R = c0 * math.sqrt(data.T * log_k / 2.0)
@@ -107,6 +107,9 @@ class PhasedAggression:
             self.R = c0 * math.sqrt(data.T * log_k / data.delta)
         self.k = 1
         self.alpha = min(1.0, 1.0 / self.R) if phased else 1.0
+        if fixed_alpha is not None:
+            self.alpha, self.R = fixed_alpha, math.inf
+        self.reset_learner = reset
         self.switches: list[int] = []
         self._t = 0
         self._reset_statistics()
@@ -114,16 +117,17 @@ class PhasedAggression:
     def _eta(self, learner: str, k: int, n: int, mu: np.ndarray, phased: bool) -> float:
         if self.full or learner == "hedge":
             return _hedge_eta(k, n)
-        inverse_delta = 1.0 / mu.min() if phased else float(k)
+        inverse_delta = 1.0 / mu.min() if phased and mu.min() > 0 else float(k)
         return math.sqrt(2.0 * math.log(k) / (inverse_delta * n))
 
-    def _reset_statistics(self) -> None:
+    def _reset_statistics(self, reset_learner: bool = True) -> None:
         self._base = [(1.0 - self.alpha) * x for x in self.mu]
         self._Sc = 0.0
         self._S = [[0.0] * len(x) for x in self.mu]
         self._S_min = [0.0] * len(self.mu)
-        for learner in self.learners:
-            learner.reset()
+        if reset_learner:
+            for learner in self.learners:
+                learner.reset()
 
     def play(self, seat: int) -> np.ndarray:
         """Played distribution p_t for a round in ``seat``, shape (K_seat,)."""
@@ -147,13 +151,13 @@ class PhasedAggression:
             estimate = exp3_estimate(loss, prob)
             self._Sc += self._mu[seat][action] * estimate
             S[action] += estimate
-        if self.alpha < 1.0:
+        if self.alpha < 1.0 and math.inf != self.R:
             self._S_min[seat] = min(S)
             if self._Sc - sum(self._S_min) >= 2.0 * self.R:
                 self.k += 1
                 self.alpha = min(1.0, 2.0 ** (self.k - 1) / self.R)
                 self.switches.append(self._t)
-                self._reset_statistics()
+                self._reset_statistics(self.reset_learner)
 
 
 class ABProd:

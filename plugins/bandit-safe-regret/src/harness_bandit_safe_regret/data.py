@@ -126,6 +126,9 @@ class GameData:
         Horizon (number of rounds), >= 1.
     comparator_epsilon : float
         Weight of the uniform strategy mixed into the minimax comparator, in [0, 1).
+    extensive : object or None
+        The game's sequence form (:class:`harness_bandit_safe_regret.extensive.KuhnSequenceForm`)
+        for extensive-form games, ``None`` for matrix games.
     """
 
     game: Game
@@ -138,6 +141,7 @@ class GameData:
     switch_tv: float
     T: int
     comparator_epsilon: float = 0.0
+    extensive: object | None = None
 
     def __post_init__(self) -> None:
         if self.T < 1:

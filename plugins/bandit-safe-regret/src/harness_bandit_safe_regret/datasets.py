@@ -295,6 +295,7 @@ class KuhnParams(GameParams):
     """GameParams with the comparator perturbed by default (Kuhn's Nash is not full support)."""
 
     comparator_epsilon: float = 0.1
+    comparator_form: Literal["uniform-mix", "behavioural"] = "uniform-mix"
 
 
 _KUHN_PARAMS_DOC = _PARAMS_DOC.replace(
@@ -309,12 +310,19 @@ class KuhnPoker(Dataset):
     Nash not full support: mu_c = (1 - epsilon) Nash + epsilon uniform).
 
     Each seat is the reduced normal form (27 strategies for player 1, 64 for player 2), with
-    the deal as chance (realised payoffs use a sampled deal); payoffs in chips / 2. Alice's
-    comparator is an LP minimax strategy of each seat, perturbed; the value per pair of
-    rounds is 0. The default ``fixed`` opponent always bets and always calls.
+    the deal as chance (realised payoffs use a sampled deal); payoffs in chips / 2. The data
+    also carry the sequence form (``extensive``) for sequence-form methods. The value per
+    pair of rounds is 0. The default ``fixed`` opponent always bets and always calls.
 
     Parameters
-    ----------{_KUHN_PARAMS_DOC}
+    ----------
+    comparator_form : {{"uniform-mix", "behavioural"}}, default="uniform-mix"
+        ``uniform-mix``: mu_c = (1 - epsilon) LP minimax + epsilon uniform over the 27 / 64
+        pure strategies of each seat (the sequence-form methods skip these cells: their
+        comparator would differ). ``behavioural``: mu_c is Kuhn's closed-form Nash strategy
+        (player 1's alpha = 1/4) perturbed by epsilon only at information sets where it
+        has a zero, and the normal-form comparator is its image over pure strategies, so
+        every method shares mu_c.{_KUHN_PARAMS_DOC}
     Returns
     -------
     GameData
@@ -323,10 +331,14 @@ class KuhnPoker(Dataset):
     name = "kuhn-poker"
     task = "bandit-safe-regret"
     Params = KuhnParams
-    test_params: ClassVar[dict] = {"T": 100}
+    test_params: ClassVar[dict] = {"T": 100, "comparator_form": "behavioural"}
 
     def load(self, params: KuhnParams, seed: int) -> GameData:
         """Both seats of Kuhn poker with their minimax comparators and the opponent."""
+        from dataclasses import replace
+
+        from harness_bandit_safe_regret.extensive import kuhn_sequence_form, normal_form_image
+
         payoffs, p1, p2 = games.kuhn_seat_payoffs()
         seats = [
             Seat(payoffs=payoffs, actions=p1, opponent_actions=p2),
@@ -335,12 +347,23 @@ class KuhnPoker(Dataset):
         maniac_p2 = p2.index("J:call-bet/Q:call-bet/K:call-bet")
         maniac_p1 = p1.index("J:bet/Q:bet/K:bet")
         fixed = [np.eye(len(p2))[maniac_p2], np.eye(len(p1))[maniac_p1]]
-        return build_data(self.name, seats, params, fixed)
+        form = params.comparator_form
+        sequence_form = kuhn_sequence_form(params.comparator_epsilon, comparator_form=form)
+        if form == "uniform-mix":
+            data = build_data(self.name, seats, params, fixed)
+        else:
+            data = build_data(self.name, seats, replace(params, comparator_epsilon=0.0), fixed)
+            images = tuple(
+                normal_form_image(s.alice, s.comparator, s.alice_plans) for s in sequence_form.seats
+            )
+            data = replace(data, comparator=images, comparator_epsilon=params.comparator_epsilon)
+        return replace(data, extensive=sequence_form)
 
     def describe(self, data: GameData) -> dict[str, float | int | str]:
         """delta, player 1's value in chips and the support size of the comparator."""
         return {
             "delta": float(f"{data.delta:.6g}"),
+            "delta_sequence_form": float(f"{data.extensive.delta:.6g}"),
             "player1_value_chips": round(2 * data.seat_values[0], 6),
             "n_actions": "27/64",
         }

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from harness import Method
+from harness import Method, Skip
 from harness_bandit_safe_regret.agents import ABProd, Comparator, PhasedAggression
 from harness_bandit_safe_regret.data import GameData, PlayOutput
 from harness_bandit_safe_regret.simulate import simulate
@@ -22,6 +22,8 @@ __all__ = [
     "MinimaxMethod",
     "PhasedAggressionBandit",
     "PhasedAggressionFull",
+    "PhasedAggressionSequenceForm",
+    "SequenceFormIxomd",
     "TsallisInfMethod",
 ]
 
@@ -30,14 +32,18 @@ TASK = "bandit-safe-regret"
 
 @dataclass
 class PhasedParams:
-    """Phase-threshold scale and base learner of phased aggression."""
+    """Phase-threshold scale, base learner and ablation switches of phased aggression."""
 
     c0: float = 1.0
     learner: Literal["exp3", "exp3-ix", "tsallis-inf"] = "exp3-ix"
+    reset: bool = True
+    fixed_alpha: float = -1.0
 
     def __post_init__(self) -> None:
         if self.c0 <= 0:
             raise ValueError(f"c0 must be > 0, got {self.c0}")
+        if self.fixed_alpha != -1.0 and not 0.0 <= self.fixed_alpha <= 1.0:
+            raise ValueError(f"fixed_alpha must be in [0, 1] or -1 (off), got {self.fixed_alpha}")
 
 
 class PhasedAggressionBandit(Method):
@@ -52,21 +58,22 @@ class PhasedAggressionBandit(Method):
         R = c0 sqrt(T ln K / delta); alpha_k = min(1, 2^(k-1) / R).
     learner : {"exp3", "exp3-ix", "tsallis-inf"}, default="exp3-ix"
         Base learner, fed importance-weighted losses with the mixture probability p_t(a_t).
+    reset : bool, default=True
+        Reset the learner at each phase switch; False is the "no reset" ablation.
+    fixed_alpha : float, default=-1
+        -1: phases as the paper; a value in [0, 1] keeps alpha there for ever (ablation).
 
     Returns
     -------
     PlayOutput
         Per-round values, alpha_t and the phase-switch rounds.
 
-    Raises
-    ------
-    ValueError
-        If the comparator has a zero entry (delta = 0): the guarantee needs full support.
-
     Notes
     -----
     Constants are a reconstruction, not checked against the paper. Expected guarantees:
-    O(1) regret to mu_c and O~(sqrt(T ln K / delta)) to the best fixed strategy.
+    O(1) regret to mu_c and O~(sqrt(T ln K / delta)) to the best fixed strategy. With a
+    comparator that has a zero entry (delta = 0) R is infinite: alpha stays 0 and the
+    method plays mu_c for ever, a documented failure mode (regret to the best linear in T).
     """
 
     name = "phased-aggression"
@@ -74,7 +81,14 @@ class PhasedAggressionBandit(Method):
     Params = PhasedParams
 
     def run(self, data: GameData, params: PhasedParams, seed: int) -> PlayOutput:
-        agent = PhasedAggression(data, params.learner, "bandit", params.c0)
+        agent = PhasedAggression(
+            data,
+            params.learner,
+            "bandit",
+            params.c0,
+            reset=params.reset,
+            fixed_alpha=None if params.fixed_alpha == -1.0 else params.fixed_alpha,
+        )
         return simulate(data, agent, seed)
 
 
@@ -222,3 +236,124 @@ class MinimaxMethod(Method):
 
     def run(self, data: GameData, params, seed: int) -> PlayOutput:
         return simulate(data, Comparator(data), seed)
+
+
+@dataclass
+class SequenceFormParams:
+    """Phase-threshold scale and ablation switches of sequence-form phased aggression."""
+
+    c0: float = 1.0
+    reset: bool = True
+    fixed_alpha: float = -1.0
+
+    def __post_init__(self) -> None:
+        if self.c0 <= 0:
+            raise ValueError(f"c0 must be > 0, got {self.c0}")
+        if self.fixed_alpha != -1.0 and not 0.0 <= self.fixed_alpha <= 1.0:
+            raise ValueError(f"fixed_alpha must be in [0, 1] or -1 (off), got {self.fixed_alpha}")
+
+
+def _sequence_form_data(data: GameData, name: str):
+    """The data's sequence form, or Skip where the method does not apply."""
+    extensive = getattr(data, "extensive", None)
+    if extensive is None:
+        raise Skip(f"{name} needs an extensive-form game (kuhn-poker); '{data.game.name}' is not")
+    if extensive.comparator_form != "behavioural":
+        raise Skip(
+            f"{name} needs comparator_form: behavioural so that its comparator is the dataset's"
+        )
+    if data.opponent not in ("minimax", "fixed", "best-response"):
+        raise Skip(
+            f"{name} supports the opponents minimax, fixed, best-response; not {data.opponent}"
+        )
+    return extensive
+
+
+class PhasedAggressionSequenceForm(Method):
+    """Bandit phased aggression over the sequence form with an IXOMD learner (Kuhn poker).
+
+    Source: Müller et al., ICML 2025 (arXiv 2502.11673), extensive-form phased aggression, as
+    reconstructed in shared/papers/bandit-safe-regret.md §2.3; Kozuno et al., NeurIPS 2021
+    (IXOMD learner with own-reach importance weights).
+
+    Parameters
+    ----------
+    c0 : float, default=1
+        R = c0 sqrt(T D / delta_EFG), D = summed dilated-entropy diameters (Kuhn: 12 ln 2),
+        delta_EFG = min over sequences of the comparator's reach.
+    reset : bool, default=True
+        Reset the learner at each phase switch; False is the "no reset" ablation.
+    fixed_alpha : float, default=-1
+        -1: phases as the paper. A value in [0, 1]: keep alpha there for ever, no phases
+        (the "fixed alpha" ablation).
+
+    Returns
+    -------
+    PlayOutput
+        Per-round values (payoff units), alpha_t and the phase-switch rounds.
+
+    Raises
+    ------
+    harness.Skip
+        On matrix games, on Kuhn with ``comparator_form: uniform-mix``, and against
+        opponents other than minimax, fixed and best-response.
+
+    Notes
+    -----
+    The comparator is Kuhn's Nash strategy perturbed at its zero-probability actions
+    (dataset ``comparator_epsilon``); with epsilon = 0 (no full support) R is infinite and
+    the method plays the comparator for ever: a documented failure mode, not an error.
+    Constants are a reconstruction, not checked against the paper.
+    """
+
+    name = "phased-aggression-sequence-form"
+    task = TASK
+    Params = SequenceFormParams
+
+    def run(self, data: GameData, params: SequenceFormParams, seed: int) -> PlayOutput:
+        from harness_bandit_safe_regret.sequence_form import (
+            SequenceFormPhasedAggression,
+            simulate_sequence_form,
+        )
+
+        extensive = _sequence_form_data(data, self.name)
+        agent = SequenceFormPhasedAggression(
+            extensive.seats,
+            data.T,
+            params.c0,
+            reset=params.reset,
+            fixed_alpha=None if params.fixed_alpha == -1.0 else params.fixed_alpha,
+        )
+        return simulate_sequence_form(data, agent, seed)
+
+
+class SequenceFormIxomd(Method):
+    """IXOMD alone over the sequence form (the no-regret learner without the comparator).
+
+    Source: Kozuno, Ménard, Munos, Valko, NeurIPS 2021 (IXOMD); learning rate
+    eta = sqrt(2 D / (n T)) per seat (D: dilated-entropy diameter, n: number of sequences),
+    gamma = eta / 2 (a reconstruction, not the paper's tuned constants).
+
+    Returns
+    -------
+    PlayOutput
+        ``alpha`` is 1 throughout.
+
+    Raises
+    ------
+    harness.Skip
+        Where ``phased-aggression-sequence-form`` skips.
+    """
+
+    name = "ixomd"
+    task = TASK
+
+    def run(self, data: GameData, params, seed: int) -> PlayOutput:
+        from harness_bandit_safe_regret.sequence_form import (
+            SequenceFormPhasedAggression,
+            simulate_sequence_form,
+        )
+
+        extensive = _sequence_form_data(data, self.name)
+        agent = SequenceFormPhasedAggression(extensive.seats, data.T, phased=False)
+        return simulate_sequence_form(data, agent, seed)

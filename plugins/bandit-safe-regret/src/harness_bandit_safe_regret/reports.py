@@ -9,10 +9,6 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from scipy import stats
@@ -23,6 +19,16 @@ __all__ = ["RegretCurves", "RegretVsHorizon", "mean_ci"]
 
 TASK = "bandit-safe-regret"
 METRIC = "regret-vs-comparator"
+
+
+def _pyplot():
+    """matplotlib.pyplot with the Agg backend, imported on first use (fast plugin start-up)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
 
 
 def mean_ci(values: np.ndarray, axis: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -77,6 +83,7 @@ class RegretCurves(Report):
     def build(self, results: pd.DataFrame, curves: Mapping[str, Mapping[str, Curve]]) -> dict:
         frame = _ok(results)
         frame = frame[[METRIC in curves.get(h, {}) for h in frame["cell_hash"]]]
+        plt = _pyplot()
         out = {}
         for (dataset, T), group in frame.groupby(["dataset", "T"]):
             opponents = sorted(group["dataset.opponent"].unique())
@@ -119,48 +126,104 @@ class RegretCurves(Report):
 
 
 class RegretVsHorizon(Report):
-    """Regret to the comparator at each horizon T per method: flat for phased aggression.
+    """Both halves of the claim at each horizon T: regret to mu_c and regret to the best action.
 
-    Source: Müller et al., ICML 2025 (O(1) regret to the comparator vs Theta(sqrt T) for
-    EXP3 against a clairvoyant opponent); shared/papers/bandit-safe-regret.md §6.
+    Source: Müller et al., ICML 2025 (O(1) regret to the comparator and O~(sqrt T) regret to
+    the best fixed strategy; EXP3: Theta(sqrt T) to both against a clairvoyant opponent);
+    shared/papers/bandit-safe-regret.md §6.
 
     Returns
     -------
     dict
-        ``regret-vs-horizon``: DataFrame, one row per (dataset, opponent, method), one
-        column ``T=<T>`` per horizon with "mean ± 95% CI half-width" of the regret to mu_c
-        at T (payoff units); ``summary``: DataFrame of every metric's mean and CI per
-        (dataset, opponent, T, method); ``regret-vs-horizon-plot``: log-log Figure.
+        ``regret-vs-horizon``: DataFrame, one row per (dataset, opponent, method), two
+        columns per horizon, ``Reg(mu_c) T=<T>`` and ``Reg(best) T=<T>``, each
+        "mean ± 95% CI half-width" over seeds (payoff units).
+        ``exponents``: DataFrame of the log-log slope b of regret ~ a T^b per (dataset,
+        opponent, method) and regret, fitted by least squares on log(per-seed regret)
+        against log T over every horizon, with its 95% t-interval (scipy.stats.linregress
+        standard error); "n/a" where a regret is <= 0 at some seed (no power law) or fewer
+        than two horizons exist.
+        ``summary``: every metric's mean and CI per (dataset, opponent, T, method).
+        ``regret-vs-horizon-plot`` and ``regret-vs-best-plot``: game x opponent grids of the
+        two regrets against T (log T, symlog y); the first draws the reconstructed O(1)
+        bound of phased aggression (1 loss unit = 2 payoff units), the second a sqrt(T)
+        reference slope through the median at the smallest T.
     """
 
     name = "regret-vs-horizon"
     task = TASK
+
+    REGRETS = (("regret-vs-comparator", "Reg(mu_c)"), ("regret-vs-best", "Reg(best)"))
 
     def build(self, results: pd.DataFrame, curves: Mapping[str, Mapping[str, Curve]]) -> dict:
         frame = _ok(results)
         if METRIC not in frame or frame.empty:
             return {}
         keys = ["dataset", "dataset.opponent", "label", "T"]
-        rows = []
-        for key, group in frame.groupby(keys):
-            mean, half = mean_ci(group[METRIC].astype(float).to_numpy())
-            rows.append((*key, float(mean), float(half), len(group)))
-        stats_frame = pd.DataFrame(rows, columns=[*keys, "mean", "ci95", "n"])
-        table = stats_frame.assign(
-            cell=[
-                f"{m:.2f} ± {h:.2f}"
-                for m, h in zip(stats_frame["mean"], stats_frame["ci95"], strict=True)
-            ]
-        ).pivot(index=keys[:3], columns="T", values="cell")
-        table.columns = [f"T={T}" for T in table.columns]
-        table = table.reset_index().rename(
-            columns={"dataset.opponent": "opponent", "label": "method"}
-        )
-        return {
+        tables, stats_frames = [], {}
+        for metric, short in self.REGRETS:
+            if metric not in frame:
+                continue
+            rows = []
+            for key, group in frame.groupby(keys):
+                values = group[metric].astype(float).dropna().to_numpy()
+                if values.size == 0:
+                    continue
+                mean, half = mean_ci(values)
+                rows.append((*key, float(mean), float(half), len(values)))
+            stats_frame = pd.DataFrame(rows, columns=[*keys, "mean", "ci95", "n"])
+            stats_frames[metric] = stats_frame
+            table = stats_frame.assign(
+                cell=[
+                    f"{m:.2f} ± {h:.2f}"
+                    for m, h in zip(stats_frame["mean"], stats_frame["ci95"], strict=True)
+                ]
+            ).pivot(index=keys[:3], columns="T", values="cell")
+            table.columns = [f"{short} T={T}" for T in table.columns]
+            tables.append(table)
+        table = pd.concat(tables, axis=1)
+        order = sorted(table.columns, key=lambda c: (int(c.split("T=")[1]), "best" in c))
+        table = table[order].reset_index()
+        table = table.rename(columns={"dataset.opponent": "opponent", "label": "method"})
+        out = {
             "regret-vs-horizon": table,
+            "exponents": self._exponents(frame),
             "summary": self._summary(frame, keys),
-            "regret-vs-horizon-plot": self._plot(stats_frame),
+            "regret-vs-horizon-plot": self._plot(
+                stats_frames[METRIC], r"Regret to the comparator $\mu_c$", reference="bound"
+            ),
         }
+        if "regret-vs-best" in stats_frames:
+            out["regret-vs-best-plot"] = self._plot(
+                stats_frames["regret-vs-best"],
+                "Regret to the best fixed strategy",
+                reference="sqrt",
+            )
+        return out
+
+    @classmethod
+    def _exponents(cls, frame: pd.DataFrame) -> pd.DataFrame:
+        """Log-log slope of each regret against T, with a 95% t-interval (see ``build``)."""
+        rows = []
+        for key, group in frame.groupby(["dataset", "dataset.opponent", "label"]):
+            row = dict(zip(["dataset", "opponent", "method"], key, strict=True))
+            row["horizons"] = ", ".join(str(t) for t in sorted(group["T"].unique()))
+            for metric, short in cls.REGRETS:
+                if metric not in group:
+                    continue
+                values = group[metric].astype(float)
+                ok = values.notna()
+                T, y = group["T"][ok].to_numpy(float), values[ok].to_numpy()
+                if np.unique(T).size < 2 or np.any(y <= 0):
+                    row[f"{short} exponent"] = "n/a"
+                    continue
+                fit = stats.linregress(np.log10(T), np.log10(y))
+                half = stats.t.ppf(0.975, T.size - 2) * fit.stderr if T.size > 2 else np.nan
+                row[f"{short} exponent"] = (
+                    f"{fit.slope:.3f} [{fit.slope - half:.3f}, {fit.slope + half:.3f}]"
+                )
+            rows.append(row)
+        return pd.DataFrame(rows)
 
     @staticmethod
     def _summary(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
@@ -176,13 +239,14 @@ class RegretVsHorizon(Report):
         return pd.DataFrame(rows)
 
     @staticmethod
-    def _plot(stats_frame: pd.DataFrame):
+    def _plot(stats_frame: pd.DataFrame, what: str, reference: str = ""):
         """Grid of panels: one row per game, one column per opponent, one line per method.
 
         The y axis is symmetric-log (linear within ±1 payoff unit) since regret spans from
         below 1 (phased aggression) to ~1e5 (EXP3 against a fixed opponent); points of one T are
         dodged a little along the log T axis so that equal values stay visible.
         """
+        plt = _pyplot()
         datasets = sorted(stats_frame["dataset"].unique())
         opponents = sorted(stats_frame["dataset.opponent"].unique())
         labels = sorted(stats_frame["label"].unique())
@@ -191,7 +255,7 @@ class RegretVsHorizon(Report):
         horizons = sorted(stats_frame["T"].unique())
         nrows, ncols = len(datasets), len(opponents)
         width = min(3.0, 17.0 / ncols)
-        legend_rows = -(-len(labels) // 4)
+        legend_rows = -(-(len(labels) + 1) // 3)
         fig, axes = plt.subplots(
             nrows,
             ncols,
@@ -222,6 +286,13 @@ class RegretVsHorizon(Report):
                         color=colours[label],
                         label=label,
                     )
+            if reference == "bound":
+                ax.axhline(2.0, color="k", ls=":", lw=1.0)
+            elif reference == "sqrt" and group is not None:
+                t0 = float(group["T"].min())
+                y0 = float(group[group["T"] == t0]["mean"].abs().median()) or 1.0
+                ts = np.array(horizons, dtype=float)
+                ax.plot(ts, y0 * np.sqrt(ts / t0), color="k", ls=":", lw=1.0)
             ax.set_xscale("log")
             ax.set_yscale("symlog", linthresh=1.0)
             low, high = ax.get_ylim()
@@ -242,9 +313,17 @@ class RegretVsHorizon(Report):
             plt.Line2D([], [], color=colours[label], marker=markers.get(label, "o"), ms=5)
             for label in labels
         ]
-        fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 4), fontsize=8)
+        names = list(labels)
+        if reference:
+            handles.append(plt.Line2D([], [], color="k", ls=":"))
+            names.append(
+                "reconstructed O(1) bound of phased aggression: 1 loss unit = 2 payoff units"
+                if reference == "bound"
+                else "reference slope sqrt(T) (shape of the O~(sqrt T) bound)"
+            )
+        fig.legend(handles, names, loc="lower center", ncol=min(len(names), 3), fontsize=8)
         fig.suptitle(
-            r"Regret to the comparator $\mu_c$ at horizon T (payoff units; log T, symlog y):"
+            f"{what} at horizon T (payoff units; log T, symlog y):"
             " mean and 95% CI over seeds; rows: game, columns: opponent"
         )
         fig.tight_layout(rect=(0, (0.3 + 0.22 * legend_rows) / fig.get_figheight(), 1, 1))
