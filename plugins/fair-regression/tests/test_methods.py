@@ -127,23 +127,68 @@ def test_one_group_post_processing_is_near_identity():
     assert np.median(np.abs(bary.y_pred - bary.base_pred)) < 0.1
 
 
-def test_projection_agrees_with_equipy_fair_wasserstein(synthetic):
+@pytest.mark.parametrize("data_name", ["crime", "law", "synthetic"])
+@pytest.mark.parametrize("sigma", [0.0, 1e-4])
+def test_projection_equipy_convention_matches_equipy_exactly(request, data_name, sigma):
+    # equipy 0.0.11a0's FairWasserstein on the same calibration and test predictions. Our
+    # equipy convention reproduces its ECDF (right-continuous: ties count as below), its
+    # linearly interpolated quantile function, its random.Random(seed) jitter and its
+    # [0, 1] clipping. Measured max difference 1.5e-14 (floating-point rounding of the
+    # interpolation), law school's 3,378 tied calibration predictions included; tolerance
+    # 1e-10.
+    data = request.getfixturevalue(data_name)
+    ours = _run(methods.Projection, data, seed=7, jitter=sigma, convention="equipy")
+    peer = _run(methods.EquipyFairWasserstein, data, seed=7, sigma=sigma)
+    np.testing.assert_array_equal(ours.base_pred, peer.base_pred)
+    assert np.max(np.abs(ours.y_pred - peer.y_pred)) <= 1e-10
+    # The same check catches a rule change: Chzhen et al.'s order-statistic rule (left
+    # ECDF, floor(n u) quantile) differs by 0.03-0.2 target units on these data.
+    other = _run(methods.Projection, data, seed=7, jitter=sigma)
+    assert np.max(np.abs(other.y_pred - peer.y_pred)) > 1e-3
+
+
+def test_equipy_method_is_equipy(crime):
+    # The suite's equipy method calls equipy itself (not our port).
     equipy = pytest.importorskip("equipy.fairness")
-    sigma = 1e-4
-    ours = _run(methods.Projection, synthetic, jitter=sigma)
-    base = methods.base_predictions(synthetic, "ridge")
-    peer = equipy.FairWasserstein(sigma=sigma, seed=0)
-    peer.fit(base["calib"], synthetic.s_calib)
-    ref = peer.transform(base["test"], synthetic.s_test)
-    # Tolerance: equipy interpolates its quantile function linearly on linspace(0, 1, n),
-    # we take the order statistic floor(n u): at most one spacing apart either side (2 max
-    # gaps of each group's calibration sample, weighted by p_s'). Independent jitter moves
-    # each value by <= sigma in both (2 sigma).
-    p = synthetic.proportions("calib")
-    gaps = [np.max(np.diff(np.sort(base["calib"][synthetic.s_calib == g]))) for g in (0, 1)]
-    tol = float(p @ (2 * np.array(gaps))) + 2 * sigma
-    assert np.max(np.abs(ours.y_pred - ref)) <= tol
-    assert np.median(np.abs(ours.y_pred - ref)) < 0.1 * tol
+    base = methods.base_predictions(crime, "ridge")
+    peer = equipy.FairWasserstein(sigma=1e-4, seed=3)
+    peer.fit(base["calib"], crime.s_calib)
+    expected = peer.transform(base["test"], crime.s_test)
+    out = _run(methods.EquipyFairWasserstein, crime, seed=3)
+    np.testing.assert_array_equal(out.y_pred, expected)
+
+
+def test_meta_optimal_at_equal_data_is_projection_with_jitter(synthetic):
+    # transport_sample="calibration": base on every training row, one jittered sample of
+    # the calibration split, the same data and rng as projection(jitter=1e-5).
+    meta = _run(methods.MetaOptimalPostProcessing, synthetic, seed=4)
+    proj = _run(methods.Projection, synthetic, seed=4, jitter=1e-5)
+    np.testing.assert_array_equal(meta.y_pred, proj.y_pred)
+    np.testing.assert_array_equal(meta.oracle_pred, proj.oracle_pred)
+    # The paper's sample split fits the base on half the training rows: another base.
+    split = _run(
+        methods.MetaOptimalPostProcessing,
+        synthetic,
+        seed=4,
+        transport_sample="calibration+held-out",
+    )
+    assert not np.allclose(split.base_pred, meta.base_pred)
+
+
+def test_oracle_regressor_is_f_star_and_refuses_real_data(synthetic, crime):
+    out = _run(methods.Unconstrained, synthetic, regressor="oracle")
+    np.testing.assert_array_equal(out.y_pred, synthetic.f_star_test)
+    with pytest.raises(ValueError, match=r"oracle.*communities-crime"):
+        _run(methods.Unconstrained, crime, regressor="oracle")
+
+
+def test_knn_rate_uses_n_to_the_two_thirds_neighbours_per_group():
+    ds = datasets.SyntheticUnequalVariance()
+    data = ds.load(ds.Params(model="lipschitz", d=1, n_train=1000, n_calib=100, n_test=100), 0)
+    model = methods.make_regressor("knn-rate", data.n_groups)
+    model.fit(methods.aware_features(data.X_train, data.s_train, 2), data.y_train)
+    # 700 and 300 training rows: k = ceil(700^(2/3)) = 79, ceil(300^(2/3)) = 45.
+    assert [m[-1].n_neighbors for m in model.models_.values()] == [79, 45]
 
 
 def test_methods_do_not_mutate_data(synthetic):
@@ -195,17 +240,38 @@ def test_post_processing_halves_large_ks_at_bounded_mse_cost(request, data_name,
         assert np.mean((fair - data.y_test) ** 2) <= mse_base + 2 * u_base, cls.name
 
 
-def test_diabetes_post_processed_ks_stays_under_sampling_floor():
-    # 88 test rows in two groups of ~45: the two-sample KS 95% critical value
-    # 1.358 sqrt((n0 + n1) / (n0 n1)) ~ 0.29 is the floor no method can go below. The mean
-    # over 5 splits of the post-processed KS must stay under it (a fair predictor's KS
-    # averages ~0.87 sqrt(...) ~ 0.19 under the null).
+def _post_processed_ks_floor(n_calib, n_test, split, reps, rng):
+    """Mean KS of a post-processed predictor whose groups are exchangeable (the null)."""
+    s_calib, s_test = np.repeat([0, 1], n_calib), np.repeat([0, 1], n_test)
+    ks = []
+    for _ in range(reps):
+        fitted = fit_barycenter_map(rng.random(s_calib.size), s_calib, 2, jitter=1e-5,
+                                    split=split, rng=rng)  # fmt: skip
+        ks.append(ks_unfairness(fitted.transform(rng.random(s_test.size), s_test, rng), s_test))
+    return float(np.mean(ks)), float(np.std(ks))
+
+
+@pytest.mark.parametrize("cls", [methods.WassersteinBarycenter, methods.Projection])
+def test_diabetes_post_processed_ks_is_at_its_sampling_floor(cls):
+    # 88 test and 88 calibration rows, groups of 47 and 41. The base ridge is already at
+    # the floor of a fair predictor (mean KS 0.148 over 10 splits, null mean 0.176); the
+    # maps estimated on 88 rows add their own noise, so a post-processed predictor has a
+    # higher floor: mean KS under exchangeable groups, simulated below, 0.24 (one sample)
+    # and 0.28 (halves). The post-processors must not exceed it by more than 2 standard
+    # errors (measured 0.218 and 0.226 over 10 splits; they do raise KS above the base's).
     ds = datasets.Diabetes()
-    for cls in POST:
-        ks, crit = [], []
-        for seed in range(5):
-            data = ds.load(ds.Params(), seed=seed)
-            n0, n1 = np.bincount(data.s_test)
-            crit.append(1.358 * np.sqrt((n0 + n1) / (n0 * n1)))
-            ks.append(ks_unfairness(_run(cls, data, seed=seed).y_pred, data.s_test))
-        assert np.mean(ks) <= np.mean(crit), cls.name
+    data0 = ds.load(ds.Params(), seed=0)
+    floor, sd = _post_processed_ks_floor(
+        np.bincount(data0.s_calib), np.bincount(data0.s_test),
+        cls is methods.WassersteinBarycenter, 400, RNG(0),
+    )  # fmt: skip
+    ks, shifted = [], []
+    for seed in range(10):
+        data = ds.load(ds.Params(), seed=seed)
+        out = _run(cls, data, seed=seed)
+        ks.append(ks_unfairness(out.y_pred, data.s_test))
+        # Wrong variant: group 1 moved up by 0.6 standard deviations of the target (77).
+        shifted.append(ks_unfairness(out.y_pred + 46.0 * data.s_test, data.s_test))
+    bound = floor + 2 * sd / np.sqrt(len(ks))
+    assert np.mean(ks) <= bound
+    assert np.mean(shifted) > bound  # the check sees a 0.6-sd group shift
