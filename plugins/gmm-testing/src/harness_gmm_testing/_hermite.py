@@ -129,13 +129,28 @@ def symmetric_power(X: np.ndarray, p: int) -> np.ndarray:
     return Z * monomial_index(d, p)[2]
 
 
+_ROW_CHUNK = 4096  # samples per block: the transposed feature blocks stay in cache
+
+
+def _symmetric_power_rows(XT: np.ndarray, p: int) -> np.ndarray:
+    """:func:`symmetric_power` transposed, of shape (C(d + p - 1, p), n), for XT of shape
+    (d, n): gathering whole rows keeps every copy contiguous (ten times faster than columns)."""
+    d, n = XT.shape
+    Z = np.ones((1, n))
+    for q in range(1, p + 1):
+        parent, last, _ = monomial_index(d, q)
+        Z = Z[parent] * XT[last]
+    return Z * monomial_index(d, p)[2][:, None]
+
+
 def hermite_u_statistic(X: np.ndarray, m: int) -> float:
     """The unbiased degree-m chaos U-statistic, power-sum form.
 
     ``U_m = sum_{i != j} K_m(x_i, x_j) / (n (n - 1))``. Each pair sum
     ``sum_ij <x_i, x_j>^a |x_i|^(2b) |x_j|^(2c)`` is the Frobenius product
     ``<A_(a,b), A_(a,c)>`` with ``A_(a,b) = Z_ceil(a/2)^T diag(|x|^(2b)) Z_floor(a/2)``, so the
-    cost is O(n C(d + m/2, m/2)^2), not O(n^2) or O(n d^m).
+    cost is O(n C(d + m/2, m/2)^2) (one BLAS ``syrk``-sized product per Gram, accumulated
+    over blocks of ``_ROW_CHUNK`` samples), not O(n^2) or O(n d^m).
 
     Parameters
     ----------
@@ -150,29 +165,29 @@ def hermite_u_statistic(X: np.ndarray, m: int) -> float:
         ``U_m``; under N(0, I_d) mean 0 and variance ``2 N_m / (n (n - 1))``; under the
         pancakes law ``E U_m = (E_B h_m)^2``.
     """
-    n = X.shape[0]
-    q = np.einsum("ij,ij->i", X, X)
-    coef = kernel_coefficients(m, X.shape[1])
-    cache: dict[tuple[int, int], np.ndarray] = {}
-    powers: dict[int, np.ndarray] = {}
-
-    def gram(a: int, b: int) -> np.ndarray:
-        if (a, b) not in cache:
-            if a // 2 not in powers:
-                powers[a // 2] = symmetric_power(X, a // 2)
-            if (a + 1) // 2 not in powers:
-                powers[(a + 1) // 2] = symmetric_power(X, (a + 1) // 2)
-            left = powers[(a + 1) // 2]
-            right = powers[a // 2] * (q**b)[:, None] if b else powers[a // 2]
-            cache[(a, b)] = left.T @ right
-        return cache[(a, b)]
-
-    total = 0.0
-    diagonal = np.zeros(n)
-    for (a, b, c), value in coef.items():
-        total += value * float(np.vdot(gram(a, b), gram(a, c)))
-        diagonal += value * q ** (a + b + c)
-    return (total - float(diagonal.sum())) / (n * (n - 1))
+    n, d = X.shape
+    coef = kernel_coefficients(m, d)
+    needed = sorted({(a, b) for a, b, _ in coef} | {(a, c) for a, _, c in coef})
+    grams: dict[tuple[int, int], np.ndarray] = {}
+    diagonal = 0.0
+    for start in range(0, n, _ROW_CHUNK):
+        XT = np.ascontiguousarray(X[start : start + _ROW_CHUNK].T)
+        q = np.einsum("ij,ij->j", XT, XT)
+        powers = {p: _symmetric_power_rows(XT, p) for p in {(a + 1) // 2 for a, _ in needed}}
+        powers.update(
+            {p: _symmetric_power_rows(XT, p) for p in {a // 2 for a, _ in needed} - powers.keys()}
+        )
+        for a, b in needed:
+            left, right = powers[(a + 1) // 2], powers[a // 2]
+            block = left @ (right * q**b).T if b else left @ right.T
+            grams[(a, b)] = grams[(a, b)] + block if (a, b) in grams else block
+        diagonal += sum(
+            value * float(np.sum(q ** (a + b + c))) for (a, b, c), value in coef.items()
+        )
+    total = sum(
+        value * float(np.vdot(grams[(a, b)], grams[(a, c)])) for (a, b, c), value in coef.items()
+    )
+    return (total - diagonal) / (n * (n - 1))
 
 
 def hermite_features(X: np.ndarray, m: int) -> np.ndarray:
