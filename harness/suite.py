@@ -1032,6 +1032,8 @@ def _expand(run, registry, tasks, problems, cells, expanded_runs, selection) -> 
     metrics = _metrics(run, registry, problems)
     if len(problems) > before:
         return
+    datasets = list({_canonical(d[:2]): d for d in datasets}.values())  # listed twice: once
+    methods = list({_canonical(m[:2]): m for m in methods}.values())
     expanded_runs.append(
         {
             "file": str(run.file),

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from harness.errors import SuiteError
-from harness.suite import load_suite, parse_duration
+from harness.suite import Overrides, load_suite, parse_duration
 
 BASE = """
 name: toy-suite
@@ -127,3 +127,201 @@ def test_unknown_task_mentions_disabled_plugins(registry, write_suite, monkeypat
 def test_a_configuration_listed_twice_gives_one_cell(registry, write_suite):
     twice = BASE.replace("      - noise\n", "      - noise\n      - noise\n", 1)
     assert len(load_suite(write_suite(twice), registry).cells) == 16
+
+
+# -- overrides and selection (issues 13 and 14) ---------------------------------------------
+
+TWO_RUNS = """
+name: two-runs
+seeds: [0, 1]
+timeout: 2m
+runs:
+  - task: toy
+    datasets:
+      - noise
+      - name: noise
+        grid: {n: [3, 4]}
+    methods:
+      - name: mean
+        grid: {shift: [0.0, 1.0]}
+      - boom
+  - task: toy
+    seeds: [7]
+    datasets: [{name: noise, params: {scale: 3.0}}]
+    methods: [skipper]
+"""
+
+
+def _load(registry, write_suite, **overrides):
+    return load_suite(write_suite(TWO_RUNS), registry, Overrides(**overrides))
+
+
+def _count(cells, **where):
+    return sum(
+        all(
+            getattr(c, k) == v if not isinstance(v, dict) else v.items() <= c.method_params.items()
+            for k, v in where.items()
+        )
+        for c in cells
+    )
+
+
+def test_run_level_seeds_override_the_files(registry, write_suite):
+    cells = _load(registry, write_suite).cells
+    assert len(cells) == 3 * 3 * 2 + 1  # run 0: 3 datasets x 3 methods x 2 seeds; run 1: 1
+    assert {c.seed for c in cells if c.method == "skipper"} == {7}
+
+
+def test_seeds_repetitions_and_timeout_options_apply_to_every_run(registry, write_suite):
+    suite = _load(registry, write_suite, seeds="3,4,5", timeout="20m")
+    assert {c.seed for c in suite.cells} == {3, 4, 5} and len(suite.cells) == 30
+    assert {c.timeout for c in suite.cells} == {1200.0}
+    assert suite.expanded["overrides"] == ["--seeds 3,4,5", "--timeout 20m"]
+    assert [r["seeds"] for r in suite.expanded["runs"]] == [[3, 4, 5], [3, 4, 5]]
+    suite = _load(registry, write_suite, repetitions=2, timeout="none")
+    assert {c.seed for c in suite.cells} == {0, 1} and {c.timeout for c in suite.cells} == {None}
+
+
+def test_set_changes_one_entry_or_every_entry_with_the_param(registry, write_suite):
+    one = _load(registry, write_suite, set=("runs[0].datasets[0].params.n=500",)).cells
+    assert {c.dataset_params["n"] for c in one} == {500, 3, 4, 5}  # run 1 keeps its default 5
+    every = _load(registry, write_suite, set=("dataset.n=500",)).cells
+    assert {c.dataset_params["n"] for c in every} == {500}
+    assert len(every) == 1 * 3 * 2 + 1  # the grid over n became one value, so fewer cells
+
+
+def test_set_grid_and_per_run_seeds(registry, write_suite):
+    suite = _load(
+        registry,
+        write_suite,
+        set=("runs[0].methods[0].grid.shift=[5, 6, 7]", "runs[1].seeds=[1, 2]", "timeout=90s"),
+    )
+    assert {c.method_params["shift"] for c in suite.cells if c.method == "mean"} == {5, 6, 7}
+    assert {c.seed for c in suite.cells if c.method == "skipper"} == {1, 2}
+    assert {c.timeout for c in suite.cells} == {90.0}
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ({"seeds": "0,x"}, r"^--seeds 0,x: expected whole numbers separated by commas"),
+        ({"seeds": "0,-1"}, r"^--seeds 0,-1: seeds\[1\]: a seed is a whole number"),
+        ({"seeds": "1", "repetitions": 2}, r"^--seeds 1 --repetitions 2: give one, not both"),
+        ({"timeout": "0"}, r"^--timeout 0: a timeout is a positive, finite duration"),
+        ({"timeout": "soon"}, r"^--timeout soon: expected a duration"),
+        ({"set": ("dataset.n=abc",)}, r"^--set dataset.n=abc: expected int, got 'abc'"),
+        ({"set": ("dataset.n=0",)}, r"runs\[0\].datasets\[0\]: .*n must be >= 1.*\(after --set"),
+        ({"set": ("dataset.width=3",)}, r"^--set dataset.width=3: no dataset .* param 'width'"),
+        ({"set": ("runs[9].seeds=[1]",)}, r"^--set runs\[9\].seeds=\[1\]: the suite has 2 run"),
+        ({"set": ("runs[0].datasets[5].params.n=1",)}, r"runs\[0\] has 2 datasets"),
+        ({"set": ("runs[1].methods[0].params.x=1",)}, r"^--set .*: unknown param 'x' of 'skipper'"),
+        ({"set": ("colour=red",)}, r"^--set colour=red: unknown key 'colour'. Use runs\[i\]"),
+        ({"set": ("dataset.n",)}, r"^--set dataset.n: expected KEY=VALUE"),
+        ({"set": ("runs[0].seeds=[-1]",)}, r"^--set runs\[0\].seeds=\[-1\]: seeds\[0\]"),
+        ({"set": ("dataset.n=[1",)}, r"^--set dataset.n=\[1: line \d+, column \d+: not valid YAML"),
+        ({"methods": ("mena",)}, r"^--method mena: no method 'mena' in the suite. Known: boom,"),
+        ({"datasets": ("noise[n=9]",)}, r"^--dataset noise\[n=9\]: no configuration .*n=3"),
+        ({"datasets": ("noise[m=9]",)}, r"^--dataset noise\[m=9\]: 'noise' has no param 'm'"),
+        ({"methods": ("mean[shift=hi]",)}, r"^--method mean\[shift=hi\]: shift: expected float"),
+        ({"methods": ("Mean!",)}, r"^--method Mean!: expected NAME or NAME\[param=value"),
+        ({"add_methods": ("nope",)}, r"^--add-method nope: no method 'nope' .* Known: boom,"),
+        ({"add_methods": ("mean[shift=x]",)}, r"^--add-method mean\[shift=x\]: expected float"),
+        ({"max_cells": 18}, r"runs\[0\]: the suite has 19 cells, above the cap of 18"),
+    ],
+)
+def test_bad_overrides_name_the_option(registry, write_suite, overrides, message):
+    with pytest.raises(SuiteError, match=message):
+        _load(registry, write_suite, **overrides)
+
+
+def test_select_datasets_and_methods_by_name_and_params(registry, write_suite):
+    cells = _load(registry, write_suite, methods=("mean",)).cells
+    assert {c.method for c in cells} == {"mean"} and len(cells) == 3 * 2 * 2  # run 1 dropped
+    cells = _load(registry, write_suite, methods=("mean[shift=1]", "boom")).cells
+    assert {(c.method, c.method_params.get("shift")) for c in cells} == {
+        ("mean", 1.0),
+        ("boom", None),
+    }
+    suite = _load(registry, write_suite, datasets=("noise[n=4, scale=1.0]",))
+    assert {c.dataset_params["n"] for c in suite.cells} == {4}
+    assert suite.expanded["overrides"] == ["--dataset noise[n=4, scale=1.0]"]
+
+
+def test_selection_that_leaves_nothing_is_an_error(registry, write_suite):
+    # skipper is only in run 1, whose one dataset configuration has n=5
+    with pytest.raises(SuiteError, match=r"noise\[n=4\]: no configuration .*\(it has: n=5\)"):
+        _load(registry, write_suite, datasets=("noise[n=4]",), methods=("skipper",))
+
+
+def test_add_method_adds_to_every_run_of_its_task(registry, write_suite):
+    suite = _load(registry, write_suite, add_methods=("mean[shift=2.5, kind=noisy]",))
+    added = [c for c in suite.cells if c.method_params.get("shift") == 2.5]
+    assert {c.method_params["kind"] for c in added} == {"noisy"}
+    assert len(added) == 3 * 2 + 1  # every dataset config and seed of both runs
+    kept = _load(registry, write_suite, add_methods=("sleepy",), methods=("boom",)).cells
+    assert {c.method for c in kept} == {"boom", "sleepy"}  # an added method survives selection
+    added = {"kind": "noisy", "shift": 2.5}
+    assert all(r["methods"][-1] == ["mean", added] for r in suite.expanded["runs"])
+
+
+def test_cells_are_counted_before_they_are_expanded(registry, write_suite, monkeypatch):
+    import harness.suite as module
+
+    built = []
+    monkeypatch.setattr(module, "Cell", lambda *a, **k: built.append(a))
+    huge = TWO_RUNS.replace("seeds: [0, 1]", "repetitions: 1000000000")
+    with pytest.raises(SuiteError, match=r"the suite has 9,000,000,001 cells, above the cap"):
+        load_suite(write_suite(huge), registry)
+    assert built == []
+
+
+@pytest.mark.slow
+def test_run_logs_the_effective_suite_on_the_parent_run(toy_env, write_suite, store, tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import mlflow
+    import yaml
+
+    path = write_suite(TWO_RUNS)
+    harness = str(Path(sys.executable).parent / "harness")
+    options = ["--seeds", "3", "--set", "dataset.n=4", "--method", "mean[shift=1]"]
+    options += ["--add-method", "skipper", "--timeout", "20m"]
+    result = subprocess.run(
+        [harness, "run", str(path), *options, "--tracking-uri", store],
+        env=toy_env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    client = mlflow.MlflowClient(store)
+    experiment = client.get_experiment_by_name("two-runs").experiment_id
+    (parent,) = client.search_runs([experiment], "tags.`harness.kind` = 'suite'")
+    logged = yaml.safe_load(
+        Path(client.download_artifacts(parent.info.run_id, "suite.yaml")).read_text()
+    )
+    assert logged["overrides"] == [
+        "--seeds 3",
+        "--timeout 20m",
+        "--set dataset.n=4",
+        "--method mean[shift=1]",
+        "--add-method skipper",
+    ]
+    first = logged["runs"][0]
+    assert first["seeds"] == [3] and first["timeout"] == 1200.0
+    assert first["datasets"] == [["noise", {"n": 4, "scale": 1.0}]]
+    assert first["methods"] == [["mean", {"kind": "plain", "shift": 1.0}], ["skipper", {}]]
+    cells = client.search_runs([experiment], "tags.`harness.kind` = 'cell'")
+    # run 0: 1 dataset config (n=4 everywhere) x (mean shift=1, skipper); run 1: skipper only
+    assert len(cells) == 3
+    bad = subprocess.run(
+        [harness, "validate", str(path), "--set", "dataset.n=abc"],
+        env=toy_env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert bad.returncode == 2 and "--set dataset.n=abc: expected int, got 'abc'." in bad.stderr
