@@ -6,7 +6,7 @@ A plugin contributes *classes* (not instances) through the hooks of
 and a nested ``Params`` (a dataclass or a pydantic model) whose typed, defaulted fields are
 everything a suite may set. The runner instantiates a component as ``cls(params)``.
 
-Contract (DESIGN.md):
+Contract (docs/design.md, "Plugin API"):
 
 - ``Dataset.load(params, seed) -> data``: same params and seed give the same data.
 - ``Method.run(data, params, seed) -> output``; a method must not mutate ``data``

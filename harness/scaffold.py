@@ -1,6 +1,6 @@
 """``harness new-plugin NAME``: a ready-to-install plugin package skeleton.
 
-The skeleton has DESIGN.md's plugin shape and one working dataset, method and metric,
+The skeleton has the plugin shape of docs/design.md and one working dataset, method and metric,
 so ``pip install -e plugins/NAME && harness check-plugin NAME`` passes before any edit.
 """
 

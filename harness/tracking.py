@@ -1,6 +1,6 @@
 """Everything that talks to MLflow: experiments, suite and cell runs, resume, read-back.
 
-Layout (DESIGN.md): one experiment per suite name; one parent run per ``harness run``
+Layout (docs/design.md, "MLflow layout"): one experiment per suite name; one parent run per ``harness run``
 (tag ``harness.kind=suite``); one child run per cell (``harness.kind=cell``,
 ``mlflow.parentRunId``) with the cell's params, metrics (curves as step metrics, at most
 ``CURVE_POINTS`` points, plus the full curve as ``curves/<metric>.csv``), status tags,
@@ -39,7 +39,7 @@ __all__ = ["DEFAULT_URI", "SuiteProcess", "Tracker", "resolve_uri", "run_name", 
 
 DEFAULT_URI = "sqlite:///mlflow/mlflow.db"
 _MAX_PARAMS, _MAX_ENTITIES = 100, 1000  # mlflow.utils.validation batch limits
-# Step points logged per curve (DESIGN: at most 1,000). MLflow's SQL store spends ~0.3 ms
+# Step points logged per curve (docs/design.md: at most 1,000). MLflow's SQL store spends ~0.3 ms
 # per point, so 1,000 points would cost more than most cells; the full curve is an artifact.
 CURVE_POINTS = 250
 HEARTBEAT_S = 30.0  # a driver tags its parent run this often (harness.heartbeat)
