@@ -117,3 +117,37 @@ def test_unfairness_metrics_skip_a_single_group():
     for metric in (metrics.KSUnfairness(), metrics.W2Unfairness(), metrics.SPDisparity()):
         with pytest.raises(Skip, match="two groups"):
             metric.compute(data, out)
+
+
+def test_meta_theorem_risks_of_known_outputs(synthetic):
+    f, g = synthetic.f_star_test, synthetic.g_star_test
+    out = RegressionOutput(y_pred=g + 1.0, base_pred=f - 0.5, oracle_pred=g + 0.25)
+    assert metrics.RegressionRisk().compute(synthetic, out) == pytest.approx(0.25)
+    assert metrics.FairRisk().compute(synthetic, out) == pytest.approx(1.0)
+    assert metrics.TransportRisk().compute(synthetic, out) == pytest.approx(0.0625)
+    assert metrics.ExcessRisk().compute(synthetic, out) == pytest.approx(np.mean((g + 1 - f) ** 2))
+
+
+def test_meta_theorem_risks_skip_with_a_reason(synthetic, crime):
+    plain = RegressionOutput(y_pred=synthetic.y_test)
+    with pytest.raises(Skip, match="base predictions"):
+        metrics.RegressionRisk().compute(synthetic, plain)
+    with pytest.raises(Skip, match="oracle_pred"):
+        metrics.TransportRisk().compute(synthetic, plain)
+    real = RegressionOutput(y_pred=crime.y_test, base_pred=crime.y_test, oracle_pred=crime.y_test)
+    for metric in (metrics.RegressionRisk(), metrics.ExcessRisk(), metrics.TransportRisk()):
+        with pytest.raises(Skip, match="communities-crime"):
+            metric.compute(crime, real)
+
+
+@pytest.mark.parametrize("field", ["y_pred", "base_pred", "oracle_pred"])
+def test_output_with_nan_names_the_field(field):
+    values = {"y_pred": np.zeros(4), "base_pred": np.zeros(4), "oracle_pred": np.zeros(4)}
+    values[field] = np.array([0.0, np.inf, 1.0, np.nan])
+    with pytest.raises(ValueError, match=rf"RegressionOutput\.{field} holds 2 NaN/inf"):
+        RegressionOutput(**values)
+
+
+def test_output_fields_must_share_one_length():
+    with pytest.raises(ValueError, match="base_pred has 3 rows, y_pred has 4"):
+        RegressionOutput(y_pred=np.zeros(4), base_pred=np.zeros(3))
