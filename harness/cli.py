@@ -461,7 +461,9 @@ def ui(tracking_uri: str | None, port: int, host: str, workers: int) -> None:
     log = Path(tempfile.gettempdir()) / f"harness-ui-{port}.log"
     argv = [mlflow_executable(), "ui", "--backend-store-uri", uri, "--host", host]
     argv += ["--port", str(port), "--workers", str(workers)]
-    err_console.print(f"Starting the MLflow UI on {secrets.mask(uri)} (log: {log}) ...")
+    err_console.print(
+        f"Starting the MLflow UI on {secrets.mask(uri)} (log: {log}) ...", soft_wrap=True
+    )
     health = f"http://{_local(host)}:{port}/health"
     with log.open("w") as out, MlflowProcess(argv, health, out) as process:
         if not process.wait_ready():
@@ -543,7 +545,9 @@ def server(
         argv += ["--app-name", "basic-auth"]
     argv += list(mlflow_args)
     shown = secrets.mask(store)
-    err_console.print(f"Starting the MLflow tracking server on {shown} (artifacts: {folder}) ...")
+    err_console.print(
+        f"Starting the MLflow tracking server on {shown} (artifacts: {folder}) ...", soft_wrap=True
+    )
     with MlflowProcess(argv, f"http://{_local(host)}:{port}/health", sys.stderr) as process:
         if not process.wait_ready():
             return

@@ -20,6 +20,12 @@ class PluginError(HarnessError):
     """A plugin fails to import, has a bad hook implementation or clashes with another (exit 2)."""
 
 
+class StoreError(SuiteError):
+    """The tracking store cannot be used: a missing database driver, an unreachable server
+    or database, refused credentials, or the same suite already running in it (exit 2,
+    nothing run)."""
+
+
 class CellError(HarnessError):
     """Some cells of a run failed or timed out (exit code 1)."""
 

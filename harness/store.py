@@ -1,0 +1,224 @@
+"""Opening a tracking store safely: a start-up check and a lock around store creation.
+
+:func:`check_store` answers within seconds whether a store can be used (driver installed,
+database or server reachable, credentials accepted) and raises :class:`StoreError` (exit 2)
+with the way out otherwise: without it an unreachable server costs minutes of MLflow's
+HTTP retries and then a traceback. :func:`store_lock` serialises the creation (schema
+migration) of a local SQLite store between processes: two ``harness run`` on a fresh store
+would otherwise both migrate it and one crash.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import importlib.util
+import json
+import os
+import ssl
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+from harness.errors import StoreError
+from harness.secrets import mask
+
+__all__ = ["CHECK_TIMEOUT_S", "check_store", "driver_problem", "store_lock"]
+
+CHECK_TIMEOUT_S = 12.0
+"""The whole start-up check gives up after this long (so harness exits within 15 s)."""
+_CONNECT_TIMEOUT_S = 5.0  # a server's /health, a database's connection
+
+# SQLAlchemy dialect -> (driver module, its pip package); the PostgreSQL pins are in
+# requirements.txt. SQLAlchemy 2.1 drives plain postgresql:// with psycopg (version 3).
+_DRIVERS = {
+    "postgresql": ("psycopg", "'psycopg[binary]'"),
+    "postgresql+psycopg": ("psycopg", "'psycopg[binary]'"),
+    "postgresql+psycopg2": ("psycopg2", "psycopg2-binary"),
+    "postgresql+pg8000": ("pg8000", "pg8000"),
+    "mysql": ("MySQLdb", "mysqlclient"),
+    "mysql+pymysql": ("pymysql", "PyMySQL"),
+    "mssql": ("pyodbc", "pyodbc"),
+    "mssql+pyodbc": ("pyodbc", "pyodbc"),
+}
+
+
+def _scheme(uri: str) -> str:
+    return uri.partition("://")[0].lower() if "://" in uri else ""
+
+
+def driver_problem(uri: str) -> str | None:
+    """Why the database driver of ``uri`` cannot be used (with the pip command), or None.
+
+    >>> driver_problem("sqlite:///mlflow/mlflow.db") is None
+    True
+    """
+    scheme = _scheme(uri)
+    if scheme not in _DRIVERS:
+        return None
+    module, package = _DRIVERS[scheme]
+    try:
+        if importlib.util.find_spec(module) is not None:
+            return None
+    except (ImportError, ValueError):  # a module set to None in sys.modules, a broken one
+        pass
+    return (
+        f"The tracking URI '{mask(uri)}' needs the database driver '{module}', which is not "
+        f"installed. Install it with: pip install {package} (pinned in requirements.txt)"
+    )
+
+
+def check_store(uri: str, timeout_s: float = CHECK_TIMEOUT_S) -> None:
+    """Check that the store at ``uri`` can be used, within about ``timeout_s`` seconds.
+
+    SQLite: the folder can be written. A database URI (``postgresql://``, ``mysql://``...):
+    its driver is installed and the database answers ``SELECT 1``. ``http(s)://``: the
+    server answers ``/health`` and accepts the credentials (``MLFLOW_TRACKING_USERNAME`` /
+    ``MLFLOW_TRACKING_PASSWORD`` or ``MLFLOW_TRACKING_TOKEN``) on one API call. Other
+    schemes (``file:``, ``databricks``) are left to MLflow.
+
+    :raises StoreError: what is wrong and what to do, with any password masked.
+    """
+    scheme = _scheme(uri)
+    if uri.startswith("sqlite:///"):
+        folder = Path(uri.removeprefix("sqlite:///")).parent
+        if not os.access(folder, os.W_OK):
+            raise StoreError(f"Cannot write the tracking store folder {folder} ({mask(uri)}).")
+        return
+    if scheme in ("http", "https"):
+        probe = _check_server
+    elif scheme.split("+")[0] in ("postgresql", "mysql", "mssql"):
+        problem = driver_problem(uri)
+        if problem:
+            raise StoreError(problem)
+        probe = _check_database
+    else:
+        return
+    outcome: list[BaseException | None] = []
+
+    deadline = time.monotonic() + timeout_s
+
+    def target() -> None:
+        try:
+            probe(uri, deadline)
+            outcome.append(None)
+        except BaseException as err:  # handed to the caller's thread
+            outcome.append(err)
+
+    # A thread bounds what socket timeouts do not: a name lookup that hangs, a slow TLS.
+    thread = threading.Thread(target=target, daemon=True, name="harness-store-check")
+    thread.start()
+    thread.join(timeout_s)
+    if not outcome:
+        raise StoreError(
+            f"The tracking store {mask(uri)} did not answer within {timeout_s:.0f} s. "
+            "Check the address, or that the server or database is running."
+        )
+    if outcome[0] is not None:
+        raise outcome[0]
+
+
+def _auth_headers() -> dict[str, str]:
+    user, password = (
+        os.environ.get("MLFLOW_TRACKING_USERNAME"),
+        os.environ.get("MLFLOW_TRACKING_PASSWORD"),
+    )
+    if user and password:
+        token = base64.b64encode(f"{user}:{password}".encode()).decode()
+        return {"Authorization": f"Basic {token}"}
+    if os.environ.get("MLFLOW_TRACKING_TOKEN"):
+        return {"Authorization": f"Bearer {os.environ['MLFLOW_TRACKING_TOKEN']}"}
+    return {}
+
+
+def _get(url: str, timeout_s: float, headers: dict[str, str] | None = None) -> bytes:
+    context = None
+    if os.environ.get("MLFLOW_TRACKING_INSECURE_TLS", "").lower() in ("1", "true"):
+        context = ssl._create_unverified_context()
+    request = urllib.request.Request(url, headers=headers or {})
+    with urllib.request.urlopen(request, timeout=timeout_s, context=context) as response:
+        return response.read()
+
+
+def _check_server(uri: str, deadline: float) -> None:
+    base = uri.rstrip("/")
+    shown = mask(base)
+    try:
+        _get(f"{base}/health", min(_CONNECT_TIMEOUT_S, deadline - time.monotonic()))
+    except urllib.error.HTTPError as err:
+        raise StoreError(
+            f"{shown} answered /health with HTTP {err.code}: is it an MLflow tracking server"
+            " (start one with 'harness server')?"
+        ) from None
+    except (urllib.error.URLError, OSError) as err:
+        reason = getattr(err, "reason", err)
+        raise StoreError(
+            f"Cannot reach the MLflow tracking server {shown}: {mask(str(reason))}. Is it"
+            " running ('harness server') and is the address right? Nothing was run."
+        ) from None
+    query = urllib.parse.urlencode({"max_results": 1})
+    try:
+        url = f"{base}/api/2.0/mlflow/experiments/search?{query}"
+        body = _get(url, max(deadline - time.monotonic(), 0.5), _auth_headers())
+        json.loads(body)
+    except urllib.error.HTTPError as err:
+        if err.code in (401, 403):
+            raise StoreError(
+                f"The MLflow tracking server {shown} refused the credentials (HTTP {err.code})."
+                " Set MLFLOW_TRACKING_USERNAME and MLFLOW_TRACKING_PASSWORD (or put them in the"
+                " URI as http://user:password@host)."
+            ) from None
+        raise StoreError(
+            f"The MLflow tracking server {shown} answered HTTP {err.code} to a search."
+        ) from None
+    except (urllib.error.URLError, OSError, ValueError) as err:
+        raise StoreError(
+            f"The MLflow tracking server {shown} did not answer an API call:"
+            f" {mask(str(getattr(err, 'reason', err)))}."
+        ) from None
+
+
+def _check_database(uri: str, deadline: float) -> None:
+    import sqlalchemy
+
+    wait = int(min(_CONNECT_TIMEOUT_S, deadline - time.monotonic()))
+    args = {"connect_timeout": max(wait, 1)} if uri.startswith("postgresql") else {}
+    try:
+        engine = sqlalchemy.create_engine(uri, connect_args=args, poolclass=sqlalchemy.NullPool)
+        with engine.connect() as connection:
+            connection.execute(sqlalchemy.text("SELECT 1"))
+        engine.dispose()
+    except Exception as err:  # any driver error: shown in one line, password masked
+        first = str(getattr(err, "orig", None) or err).strip().splitlines()
+        raise StoreError(
+            f"Cannot open the tracking database {mask(uri)}: "
+            f"{mask(first[0] if first else type(err).__name__)}. Is the database server"
+            " running, and do the database and user exist?"
+        ) from None
+
+
+@contextlib.contextmanager
+def store_lock(uri: str, timeout_s: float = 300.0) -> Iterator[None]:
+    """Hold an inter-process file lock (``<db>.lock`` beside the database) while a local
+    SQLite store is created or migrated; a no-op for any other store.
+
+    :raises StoreError: another process held the lock for ``timeout_s`` seconds.
+    """
+    if not uri.startswith("sqlite:///"):
+        yield
+        return
+    from filelock import FileLock, Timeout
+
+    path = Path(uri.removeprefix("sqlite:///") + ".lock")
+    try:
+        with FileLock(path, timeout=timeout_s):
+            yield
+    except Timeout:
+        raise StoreError(
+            f"Another process has held {path} for {timeout_s:.0f} s while creating the store;"
+            " if none is running, delete the file."
+        ) from None
