@@ -135,3 +135,23 @@ def test_exponents_recover_a_power_law_and_refuse_non_positive_regret():
         assert abs(slope - exponent) < 0.02 and low < exponent < high
         assert exponents.loc[method, "Reg(best) exponent"] == "n/a"  # negative regret
     assert "regret-vs-best-plot" in out
+
+
+def test_method_labels_spell_out_non_default_params_only():
+    from harness_bandit_safe_regret.reports import _method_labels
+
+    frame = pd.DataFrame(
+        {
+            "method": ["pa", "pa", "pa", "pa", "exp3"],
+            "method.c0": ["1.0", "0.3", "1.0", "1.0", None],
+            "method.reset": ["True", "True", "False", "True", None],
+            "method.fixed_alpha": ["-1.0", "-1.0", "-1.0", "0.05", None],
+        }
+    )
+    assert _method_labels(frame).tolist() == [
+        "pa",
+        "pa c0=0.3 (threshold scale)",
+        "pa no learner reset",
+        "pa alpha fixed at 0.05 (no phases)",
+        "exp3",
+    ]

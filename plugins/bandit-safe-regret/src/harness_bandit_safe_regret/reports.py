@@ -47,12 +47,28 @@ def mean_ci(values: np.ndarray, axis: int = 0) -> tuple[np.ndarray, np.ndarray]:
     return mean, stats.t.ppf(0.975, n - 1) * sem
 
 
+_PARAM_LABELS = {
+    # column: (default as logged, formatter of a non-default value)
+    "method.c0": ("1.0", lambda v: f"c0={v} (threshold scale)"),
+    "method.learner": ("exp3-ix", lambda v: f"learner={v}"),
+    "method.reset": ("True", lambda v: "no learner reset"),
+    "method.fixed_alpha": ("-1.0", lambda v: f"alpha fixed at {v} (no phases)"),
+}
+
+
 def _method_labels(frame: pd.DataFrame) -> pd.Series:
-    """Method name plus the method params that vary within ``frame`` (``learner=exp3``)."""
+    """Method name plus its method params that vary within ``frame`` and differ from their
+    defaults, in words (``c0=0.3 (threshold scale)``, ``no learner reset``)."""
     columns = [c for c in frame.columns if c.startswith("method.") and frame[c].nunique() > 1]
     labels = frame["method"].astype(str)
     for c in columns:
-        labels = labels + " " + c.removeprefix("method.") + "=" + frame[c].astype(str)
+        values = ["" if pd.isna(v) else str(v) for v in frame[c]]
+        default, fmt = _PARAM_LABELS.get(c, (None, None))
+        if fmt is None:
+            name = c.removeprefix("method.")
+            fmt = lambda v, name=name: f"{name}={v}"  # noqa: E731
+        extra = ["" if v in (default, "", "None") else " " + fmt(v) for v in values]
+        labels = labels + pd.Series(extra, index=frame.index)
     return labels
 
 

@@ -146,6 +146,7 @@ class SequenceFormPhasedAggression:
                 eta = math.sqrt(2.0 * d / (seat.alice.n_sequences * n))
             self.learners.append(Ixomd(seat.alice, eta, eta / 2.0, use_weights))
         self.plans = [s.alice_plans for s in seats]
+        self._columns = [np.ascontiguousarray(p.T) for p in self.plans]
         if not phased:
             self.R = math.inf
             self.alpha = 1.0
@@ -166,6 +167,7 @@ class SequenceFormPhasedAggression:
     def _reset_statistics(self, reset_learner: bool) -> None:
         self._Sc = 0.0
         self._plan_values = [np.zeros(len(p)) for p in self.plans]
+        self._mins = [0.0] * len(self.plans)
         if reset_learner:
             for learner in self.learners:
                 learner.reset()
@@ -191,8 +193,9 @@ class SequenceFormPhasedAggression:
         estimate = loss / prob
         self._Sc += self._xc[seat][last] * estimate
         values = self._plan_values[seat]
-        values += self.plans[seat][:, last] * estimate
-        if self._Sc - sum(float(v.min()) for v in self._plan_values) >= 2.0 * self.R:
+        values += self._columns[seat][last] * estimate
+        self._mins[seat] = float(values.min())
+        if self._Sc - sum(self._mins) >= 2.0 * self.R:
             self.k += 1
             self.alpha = min(1.0, 2.0 ** (self.k - 1) / self.R)
             self.switches.append(self._t)
@@ -272,12 +275,13 @@ def simulate_sequence_form(
     alpha = np.empty(T)
     children = [[list(c) for c in s.alice.children] for s in seats]
     parents = [list(s.alice.parent) for s in seats]
+    MY_pure = [np.ascontiguousarray(m[:, :-1]) for m in MY]
     for t in range(T):
         s = t % n_seats
         x = agent.play(s)
         my = MY[s]
         if data.opponent == "best-response":
-            values = np.dot(x, my[:, :-1])
+            values = np.dot(x, MY_pure[s])
             b = int(values.argmin())
             col, v = b, float(values[b])
         elif data.opponent == "fixed":
