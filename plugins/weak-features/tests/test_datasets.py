@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from harness_weak_features.corruption import (
     candidates,
+    complementary_transition,
     corrupt,
     emulate_estimator,
     mnar_missing_prob,
@@ -21,7 +22,7 @@ def truth():
     return np.random.default_rng(1).integers(0, K, size=N)
 
 
-@pytest.mark.parametrize("kind", ["noisy", "missing-mcar", "complementary"])
+@pytest.mark.parametrize("kind", ["noisy", "missing-mcar"])
 def test_corruption_rate_within_binomial_error(truth, kind):
     obs, _ = corrupt(truth, K, kind, RATE, np.random.default_rng(2))
     assert abs(np.mean(obs != truth) - RATE) < TOL
@@ -37,13 +38,23 @@ def test_noisy_flip_goes_to_uniform_other_value(truth):
     np.testing.assert_allclose(lik, symmetric_transition(K, RATE)[:, obs].T)
 
 
-def test_complementary_value_never_equals_truth(truth):
-    obs, lik = corrupt(truth, K, "complementary", 0.9, np.random.default_rng(4))
-    comp = (lik > 0).sum(axis=1) > 1
-    assert comp.mean() > 0.85
-    assert np.all(obs[comp] != truth[comp])
-    assert np.all(lik[comp, obs[comp]] == 0)
-    np.testing.assert_allclose(lik[comp].sum(axis=1), 1.0)  # (K-1) entries of 1/(K-1)
+@pytest.mark.parametrize("bias", [0.0, 0.6])
+def test_every_complementary_value_differs_from_truth_with_its_bias(truth, bias):
+    obs, lik = corrupt(truth, K, "complementary", bias, np.random.default_rng(4))
+    assert np.all(obs != truth)  # every row complementary, none shows the truth
+    np.testing.assert_allclose(lik, complementary_transition(K, bias)[:, obs].T)
+    # The shift share (v + 1 mod K) is (1 - bias)/(K - 1) + bias; 4 binomial SE.
+    share = np.mean(obs == (truth + 1) % K)
+    expected = (1 - bias) / (K - 1) + bias
+    assert abs(share - expected) < 4 * np.sqrt(expected * (1 - expected) / N)
+    offsets = np.bincount((obs - truth) % K, minlength=K)[2:] / N  # the other offsets
+    np.testing.assert_allclose(offsets, (1 - bias) / (K - 1), atol=4 * np.sqrt(0.25 / N))
+
+
+def test_complementary_observation_carries_no_answer_flag(truth):
+    """Every row has the same kind of observation: no row reveals its value exactly."""
+    _, lik = corrupt(truth, K, "complementary", 0.0, np.random.default_rng(9))
+    assert np.all((lik > 0).sum(axis=1) == K - 1)
 
 
 def test_partial_set_contains_truth_and_has_expected_size(truth):

@@ -2,7 +2,8 @@
 
 import numpy as np
 import pandas as pd
-from harness_weak_features.reports import AccuracyByMethod, ErrorVsEpsilon
+import pytest
+from harness_weak_features.reports import AccuracyByMethod, ErrorVsEpsilon, PairedGain
 from matplotlib.figure import Figure
 
 
@@ -40,15 +41,57 @@ def _results():
     return pd.DataFrame(rows)
 
 
-def test_error_vs_epsilon_means_and_bound_shape():
+def test_error_vs_epsilon_means_per_seed_and_no_stand_in_bound():
     out = ErrorVsEpsilon().build(_results(), {})
     table = out["error-vs-epsilon-table"]
     assert isinstance(out["error-vs-epsilon"], Figure)
     syn = table[table["dataset"] == "synthetic"].set_index("epsilon")
-    assert syn.loc[0.4, "error"] == np.float64(1 - (0.8 - 0.1 + 0.01))  # mean seed offset 0.01
-    assert syn.loc[0.2, "err0_plus_epsilon"] == syn.loc[0.0, "error"] + 0.2
+    assert syn.loc[0.4, "error"] == pytest.approx(1 - (0.8 - 0.1 + 0.01))  # mean seed offset
+    # The paper's bound is not computable offline: no column or line stands in for it.
+    assert not [c for c in table.columns if "bound" in c or "plus" in c]
     ax = out["error-vs-epsilon"].axes[0]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == [
+        "affairs, h = logistic",
+        "synthetic, h = logistic",
+    ]  # one line per dataset, none for a bound
     assert "ε" in ax.get_xlabel() and "error" in ax.get_ylabel()
+    per_seed = out["error-vs-epsilon-per-seed"]
+    assert len(per_seed) == 2 * 3 * 3  # datasets x epsilons x seeds, one row per cell
+
+
+def test_error_vs_epsilon_legend_outside_axes():
+    fig = ErrorVsEpsilon().build(_results(), {})["error-vs-epsilon"]
+    ax = fig.axes[0]
+    fig.canvas.draw()
+    legend = ax.get_legend().get_window_extent()
+    assert legend.x0 >= ax.get_window_extent().x1  # right of the data area
+
+
+def test_paired_gain_pairs_by_seed():
+    out = PairedGain().build(_results(), {})
+    table = out["paired-gain-table"].set_index(["dataset", "method"])
+    row = table.loc[("synthetic", "oracle")]
+    assert row["gain"] == pytest.approx(0.1)  # oracle 0.8 vs naive 0.7 on every seed
+    assert row["n_seeds"] == 3 and row["p_value"] == 0.0
+
+
+def test_paired_gain_ci_covers_zero_at_its_level_under_the_null():
+    """Under no difference the 95% CI covers 0 in about 95% of 100 replicates (3 binomial SE:
+    0.95 +- 0.065); a CI that ignored the pairing (seed effect sd 0.05 against noise 0.01)
+    would cover far more often, a z interval on 8 seeds less often."""
+    rng = np.random.default_rng(0)
+    covered = 0
+    for _ in range(100):
+        seed_effect = rng.normal(0, 0.05, size=8)  # shared per seed: pairing removes it
+        rows = [
+            {"dataset": "synthetic", "method": m, "seed": s, "status": "ok",
+             "dataset.weak_kind": "noisy", "dataset.rate": "0.3",
+             "accuracy": 0.7 + seed_effect[s] + rng.normal(0, 0.01)}
+            for s in range(8) for m in ("naive", "wfl-sequential")
+        ]  # fmt: skip
+        row = PairedGain().build(pd.DataFrame(rows), {})["paired-gain-table"].iloc[0]
+        covered += row["ci_low"] <= 0 <= row["ci_high"]
+    assert abs(covered / 100 - 0.95) < 3 * np.sqrt(0.95 * 0.05 / 100)
 
 
 def test_accuracy_by_method_pivots_means():
@@ -59,7 +102,7 @@ def test_accuracy_by_method_pivots_means():
     fig = out["accuracy-by-method-plot"]
     assert isinstance(fig, Figure)
     ax = fig.axes[0]
-    assert [t.get_text() for t in ax.get_xticklabels()] == ["noisy 0.3"]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["noisy, rate 0.3"]
     assert all(t.get_rotation() == 0 for t in ax.get_xticklabels())
     assert ax.get_legend() is None and len(fig.legends) == 1
 
@@ -67,4 +110,5 @@ def test_accuracy_by_method_pivots_means():
 def test_reports_are_empty_without_cells():
     empty = _results().iloc[:0]
     assert ErrorVsEpsilon().build(empty, {}) == {}
+    assert PairedGain().build(empty, {}) == {}
     assert AccuracyByMethod().build(empty, {}) == {}

@@ -2,6 +2,10 @@
 
 Source: Sugiyama & Uchida, "A Unified Framework for Generalization Error Analysis of Learning
 with Arbitrary Discrete Weak Features", ICML 2025 (PMLR 267:57249-57269).
+
+Importing this module registers every component without importing torch, scikit-learn,
+matplotlib or MLflow; those load when a component runs. Method authors: see
+:mod:`harness_weak_features.api`.
 """
 
 from __future__ import annotations
@@ -20,7 +24,8 @@ def harness_datasets() -> list[type]:
 
 @hookimpl
 def harness_methods() -> list[type]:
-    """Oracle, baselines, the three WFL strategies and the emulated estimator."""
+    """Oracle, baselines, the three WFL strategies, WFL with the true observation model and the
+    emulated estimator."""
     return [
         methods.Oracle,
         methods.Naive,
@@ -32,6 +37,7 @@ def harness_methods() -> list[type]:
         methods.WflSequential,
         methods.WflIterative,
         methods.WflJoint,
+        methods.WflOracleModel,
         methods.EmulatedEstimator,
     ]
 
@@ -50,5 +56,5 @@ def harness_metrics() -> list[type]:
 
 @hookimpl
 def harness_reports() -> list[type]:
-    """Error vs estimation error, and accuracy per method and weak kind."""
-    return [reports.ErrorVsEpsilon, reports.AccuracyByMethod]
+    """Error vs estimation error, paired gains over naive, accuracy per method and weak kind."""
+    return [reports.ErrorVsEpsilon, reports.PairedGain, reports.AccuracyByMethod]

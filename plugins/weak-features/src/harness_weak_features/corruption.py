@@ -14,6 +14,7 @@ import numpy as np
 
 __all__ = [
     "candidates",
+    "complementary_transition",
     "corrupt",
     "emulate_estimator",
     "mar_missing_prob",
@@ -46,6 +47,39 @@ def symmetric_transition(n_levels: int, rate: float) -> np.ndarray:
     """
     off = rate / (n_levels - 1)
     return np.full((n_levels, n_levels), off) + (1.0 - rate - off) * np.eye(n_levels)
+
+
+def complementary_transition(n_levels: int, bias: float) -> np.ndarray:
+    """Complementary observation matrix ``Q = (1 - bias) U + bias S``.
+
+    ``U[v, u] = 1[u != v] / (K - 1)`` is the uniform complementary model of complementary-label
+    learning (Ishida et al., NeurIPS 2017) and of complementary-feature learning (Sugiyama &
+    Uchida, arXiv 2408.14788); ``S[v, (v + 1) mod K] = 1`` is a cyclic shift, the biased
+    variant (Yu et al., ECCV 2018, biased complementary labels). Closed form.
+
+    Parameters
+    ----------
+    n_levels : int
+        K >= 2.
+    bias : float
+        Weight of the shift in [0, 1]; 0 = uniform.
+
+    Returns
+    -------
+    ndarray of float64, shape (K, K)
+        ``Q[v, o] = P(o | v)``, zero diagonal (the observed value is never the truth); rows
+        sum to 1.
+
+    Examples
+    --------
+    >>> complementary_transition(3, 0.0).round(2).tolist()[0]
+    [0.0, 0.5, 0.5]
+    >>> complementary_transition(3, 0.5).round(2).tolist()[0]
+    [0.0, 0.75, 0.25]
+    """
+    uniform = (1.0 - np.eye(n_levels)) / (n_levels - 1)
+    shift = np.roll(np.eye(n_levels), 1, axis=1)
+    return (1.0 - bias) * uniform + bias * shift
 
 
 def _other_value(v: np.ndarray, n_levels: int, rng: np.random.Generator) -> np.ndarray:
@@ -122,8 +156,10 @@ def corrupt(
     kind : {"noisy", "missing-mcar", "missing-mar", "missing-mnar", "complementary", "partial"}
         Observation model.
     rate : float
-        In [0, 1): flip, missing or complementary probability; for ``partial`` the probability
-        ``q`` that each other value joins the candidate set (``E|S| = 1 + q (K - 1)``).
+        In [0, 1): flip or missing probability; for ``complementary`` (every value is observed
+        as one value it is *not*) the bias of :func:`complementary_transition` (0 = uniform
+        among the other values); for ``partial`` the probability ``q`` that each other value
+        joins the candidate set (``E|S| = 1 + q (K - 1)``).
     rng : numpy.random.Generator
         Source of randomness.
     driver : ndarray of float64, shape (n,), optional
@@ -167,11 +203,10 @@ def corrupt(
             lik = np.where(miss[:, None], r[None, :], eye[v] * (1.0 - r)[None, :])
         return obs, lik
     if kind == "complementary":
-        comp = rng.random(n) < rate
-        v_bar = _other_value(v, n_levels, rng)
-        obs = np.where(comp, v_bar, v).astype(np.int64)
-        lik = np.where(comp[:, None], (1.0 - eye[v_bar]) / (n_levels - 1), eye[v])
-        return obs, lik
+        Q = complementary_transition(n_levels, rate)
+        cum = np.cumsum(Q[v], axis=1)
+        v_bar = np.minimum((rng.random((n, 1)) > cum).sum(axis=1), n_levels - 1)
+        return v_bar.astype(np.int64), Q[:, v_bar].T.copy()
     if kind == "partial":
         if n_levels > 62:
             raise ValueError(f"partial observations support K <= 62 levels, got {n_levels}")

@@ -11,13 +11,17 @@ Encoding of ``obs_*`` per ``weak_kind`` (column ``j``, true value ``v``):
 
 - ``noisy``: the observed value, ``v`` with probability ``1 - rate``, else a uniform other value.
 - ``missing-mcar`` / ``missing-mar`` / ``missing-mnar``: ``v``, or ``-1`` where missing.
-- ``complementary``: with probability ``rate`` a uniform value ``v_bar != v`` ("not v_bar"),
-  else ``v`` itself. Which rows are complementary is known to methods through ``lik_*``.
+- ``complementary``: every value is observed as one value ``v_bar != v`` ("not v_bar"), as in
+  complementary-feature learning; ``v_bar`` is uniform among the other values at ``rate = 0``
+  and biased towards ``(v + 1) mod K`` by ``rate`` (see
+  :func:`harness_weak_features.corruption.complementary_transition`).
 - ``partial``: the candidate set ``S`` as a bitmask ``sum(2**u for u in S)``; ``v`` is in ``S``.
 
-``lik_*[i, j, u]`` is the known observation model ``P(o_ij | v_ij = u)`` evaluated at the row's
-observation (zero padded for ``u >= K_j``); it is the only thing the weak-observation likelihood
-loss and the posterior ``p(v | x_o, o) ∝ p_f(v | x_o) P(o | v)`` need, for every kind.
+``lik_*[i, j, u]`` is the *true* observation model ``P(o_ij | v_ij = u)`` evaluated at the row's
+observation (zero padded for ``u >= K_j``). It is oracle knowledge (the flip rate, the MNAR
+mechanism, the complementary bias): only methods whose name says ``oracle`` use it. The others
+build ``P(o | v)`` from ``obs_*`` and the kind's standard assumption, estimating what is unknown
+(:mod:`harness_weak_features.observation`).
 """
 
 from __future__ import annotations
@@ -43,8 +47,9 @@ class WeakData:
     obs_train, obs_test : ndarray of int64, shape (n_train, J) and (n_test, J)
         Weak observations, encoded per ``weak_kind`` as in the module docstring.
     lik_train, lik_test : ndarray of float64, shape (n_train, J, K_max) and (n_test, J, K_max)
-        ``P(o | v = u)`` of each row's observation under the known observation model; entries
-        for ``u >= K_j`` are 0. Non-negative, with at least one positive entry per row and WF.
+        ``P(o | v = u)`` of each row's observation under the true observation model (oracle
+        knowledge); entries for ``u >= K_j`` are 0. Finite, non-negative, with at least one
+        positive entry per row and WF.
     v_train, v_test : ndarray of int64, shape (n_train, J) and (n_test, J)
         True weak-feature values in ``{0, .., K_j - 1}``; for evaluation and the ``oracle`` and
         ``emulated-estimator`` methods only.
@@ -57,14 +62,15 @@ class WeakData:
     weak_kind : str
         One of ``WEAK_KINDS``.
     rate : float
-        Corruption rate in [0, 1): flip, missing or complementary probability, or the
+        Corruption rate in [0, 1): flip or missing probability, complementary bias, or the
         candidate-inclusion probability ``q`` for ``partial``.
 
     Raises
     ------
     ValueError
-        Naming the field: inconsistent shapes, a weak feature with fewer than two levels, a
-        label that is not 0/1, or a training label with one class.
+        Naming the field: inconsistent shapes, non-finite ``x_*`` or ``lik_*``, a negative
+        ``lik_*``, a weak feature with fewer than two levels, a label that is not 0/1, or a
+        training label with one class.
     """
 
     x_train: np.ndarray
@@ -94,6 +100,12 @@ class WeakData:
                 arr = getattr(self, f"{field}_{split}")
                 if arr.shape[: len(shape)] != shape:
                     raise ValueError(f"{field}_{split} has shape {arr.shape}; expected {shape}+")
+            for field in ("x", "lik"):
+                arr = getattr(self, f"{field}_{split}")
+                if not np.isfinite(arr).all():
+                    raise ValueError(f"{field}_{split} has non-finite values (NaN or inf)")
+            if (getattr(self, f"lik_{split}") < 0).any():
+                raise ValueError(f"lik_{split} has negative entries; it holds probabilities")
         if not np.isin(self.y_train, (0, 1)).all() or not np.isin(self.y_test, (0, 1)).all():
             raise ValueError("y_train and y_test must be 0/1 labels")
         classes = np.unique(self.y_train)
@@ -130,8 +142,27 @@ class WeakOutput:
     v_hat_test : ndarray of int64, shape (n_test, J), or None
         Estimated weak-feature values of the test rows (``-1`` = no estimate, counted as
         wrong); ``None`` for methods that do not estimate the weak features.
+
+    Raises
+    ------
+    ValueError
+        Naming the field: ``y_score`` not finite or outside [0, 1], ``y_pred`` not 0/1, or
+        ``v_hat_test`` not two-dimensional.
     """
 
     y_pred: np.ndarray
     y_score: np.ndarray
     v_hat_test: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        score = np.asarray(self.y_score, dtype=np.float64)
+        if not np.isfinite(score).all():
+            raise ValueError("y_score has non-finite values (NaN or inf)")
+        if ((score < 0) | (score > 1)).any():
+            raise ValueError("y_score must be probabilities in [0, 1]")
+        if not np.isin(self.y_pred, (0, 1)).all():
+            raise ValueError("y_pred must be 0/1 labels")
+        if self.v_hat_test is not None and np.ndim(self.v_hat_test) != 2:
+            raise ValueError(
+                f"v_hat_test must have shape (n_test, J), got {np.shape(self.v_hat_test)}"
+            )

@@ -124,7 +124,7 @@ class Synthetic(Dataset):
     weak_kind : str, default="noisy"
         Observation model, see :mod:`harness_weak_features.data`.
     rate : float, default=0.3
-        Corruption rate in [0, 1).
+        Corruption rate in [0, 1); for ``complementary`` the bias (0 = uniform).
     test_fraction : float, default=0.3
         Test share in (0, 1).
     model_seed : int, default=0
@@ -266,7 +266,7 @@ class Affairs(_Table):
     weak_kind : str, default="noisy"
         Observation model.
     rate : float, default=0.3
-        Corruption rate in [0, 1).
+        Corruption rate in [0, 1); for ``complementary`` the bias (0 = uniform).
     n : int, default=0
         Rows subsampled without replacement (0 = all 6,366).
     test_fraction : float, default=0.3
@@ -329,7 +329,7 @@ class Anes96(_Table):
     weak_kind : str, default="noisy"
         Observation model.
     rate : float, default=0.3
-        Corruption rate in [0, 1).
+        Corruption rate in [0, 1); for ``complementary`` the bias (0 = uniform).
     n : int, default=0
         Rows subsampled without replacement (0 = all 944).
     test_fraction : float, default=0.3

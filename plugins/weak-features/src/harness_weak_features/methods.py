@@ -1,7 +1,17 @@
 """Methods of the ``weak-features`` task: oracle, baselines, WFL and the emulated estimator.
 
-Every label model h is an L2 logistic regression on ``[x_o, encoded weak features]`` unless a
-method says otherwise, so that methods differ only in how they encode the weak features.
+Every label model h is an L2 logistic regression (``label_model="logistic"``, default) or a
+one-hidden-layer MLP (``label_model="mlp"``, as in the official code) on
+``[x_o, encoded weak features]``, so that methods differ only in how they encode the weak
+features.
+
+No method except those named ``oracle`` (``oracle``, ``wfl-oracle-model``) and the paper's
+``emulated-estimator`` uses the true values or the true observation model ``data.lik_*``: the
+others get ``P(o | v)`` from :mod:`harness_weak_features.observation` (an estimated noise
+matrix, ignorable missingness, uniform complementary values, candidate sets).
+
+torch and scikit-learn are imported when a method runs (:mod:`harness_weak_features.models`),
+so that registering the plugin stays light.
 """
 
 from __future__ import annotations
@@ -12,27 +22,11 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-import torch
-from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestRegressor
-from sklearn.experimental import enable_iterative_imputer  # noqa: F401 - enables the import
-from sklearn.impute import IterativeImputer, SimpleImputer
-from sklearn.neighbors import KNeighborsClassifier
-from threadpoolctl import threadpool_limits
 
 from harness import Method, Skip
 from harness_weak_features.corruption import candidates, emulate_estimator
 from harness_weak_features.data import WeakData, WeakOutput
-from harness_weak_features.losses import posterior
-from harness_weak_features.models import (
-    WeakEstimator,
-    fit_label_model,
-    liks_of,
-    one_hot_block,
-    posteriors,
-    torch_linear_from,
-    total_weak_nll,
-    train_full_batch,
-)
+from harness_weak_features.observation import estimated_likelihood
 
 __all__ = [
     "DropFeature",
@@ -45,7 +39,10 @@ __all__ = [
     "Oracle",
     "WflIterative",
     "WflJoint",
+    "WflOracleModel",
     "WflSequential",
+    "chained_impute",
+    "knn_impute",
 ]
 
 TASK = "weak-features"
@@ -54,6 +51,9 @@ TASK = "weak-features"
 @contextlib.contextmanager
 def _threads(n: int) -> Iterator[None]:
     """Limit torch and BLAS/OpenMP threads to ``n`` inside the block, then restore."""
+    import torch
+    from threadpoolctl import threadpool_limits
+
     before = torch.get_num_threads()
     torch.set_num_threads(n)
     try:
@@ -66,32 +66,72 @@ def _threads(n: int) -> Iterator[None]:
 @contextlib.contextmanager
 def _torch_run(threads: int, seed: int) -> Iterator[None]:
     """:func:`_threads` plus a forked torch RNG seeded with ``seed``."""
+    import torch
+
     with _threads(threads), torch.random.fork_rng():
         torch.manual_seed(seed)
         yield
 
 
+@dataclass
+class _HParams:
+    C: float = 1.0
+    label_model: Literal["logistic", "mlp"] = "logistic"
+    h_hidden: int = 32
+    threads: int = 1
+
+    def __post_init__(self) -> None:
+        if self.C <= 0:
+            raise ValueError(f"C must be > 0, got {self.C}")
+        if self.label_model not in ("logistic", "mlp"):
+            raise ValueError(f"label_model must be 'logistic' or 'mlp', got {self.label_model!r}")
+        if self.h_hidden < 1:
+            raise ValueError(f"h_hidden must be >= 1, got {self.h_hidden}")
+        if self.threads < 1:
+            raise ValueError(f"threads must be >= 1, got {self.threads}")
+
+
 def _fit_h_on(
-    data: WeakData, blocks_train: list[np.ndarray], blocks_test: list[np.ndarray], C: float
+    data: WeakData,
+    blocks_train: list[np.ndarray],
+    blocks_test: list[np.ndarray],
+    params: _HParams,
+    seed: int,
 ):
     """h on ``[x_o, *blocks]`` for train and test rows: test labels, P(y=1), fitted h."""
+    from harness_weak_features.models import fit_label_model
+
     z_train = np.hstack([data.x_train, *blocks_train])
     z_test = np.hstack([data.x_test, *blocks_test])
-    return fit_label_model(z_train, data.y_train, z_test, C)
+    return fit_label_model(
+        z_train, data.y_train, z_test, params.C, params.label_model, params.h_hidden, seed
+    )
+
+
+def _one_hot(codes: np.ndarray, n_levels) -> np.ndarray:
+    """One-hot of codes (n, J) into (n, Σ K_j); a code of -1 gives an all-zero block."""
+    return np.hstack(
+        [
+            (codes[:, j, None] == np.arange(k)[None, :]).astype(np.float64)
+            for j, k in enumerate(n_levels)
+        ]
+    )
 
 
 def _with_codes(
     data: WeakData,
     codes_train: np.ndarray,
     codes_test: np.ndarray,
-    C: float,
+    params: _HParams,
+    seed: int,
     v_hat: np.ndarray | None,
 ) -> WeakOutput:
     y_pred, score, _ = _fit_h_on(
         data,
-        [one_hot_block(codes_train, data.n_levels)],
-        [one_hot_block(codes_test, data.n_levels)],
-        C,
+        [_one_hot(codes_train, data.n_levels)],
+        [_one_hot(codes_test, data.n_levels)],
+        params,
+        seed,
     )
     return WeakOutput(y_pred, score, v_hat)
 
@@ -99,22 +139,13 @@ def _with_codes(
 def exact_codes(lik: np.ndarray) -> np.ndarray:
     """The value an observation pins down exactly, else NaN; shape (n, J) float64.
 
-    An observation is exact when ``P(o | v)`` is positive for one value only.
+    Parameters
+    ----------
+    lik : ndarray of float64, shape (n, J, K_max)
+        ``P(o | v = u)``; an observation is exact when it is positive for one value only.
     """
     support = lik > 0
     return np.where(support.sum(axis=-1) == 1, support.argmax(axis=-1), np.nan)
-
-
-@dataclass
-class _HParams:
-    C: float = 1.0
-    threads: int = 1
-
-    def __post_init__(self) -> None:
-        if self.C <= 0:
-            raise ValueError(f"C must be > 0, got {self.C}")
-        if self.threads < 1:
-            raise ValueError(f"threads must be >= 1, got {self.threads}")
 
 
 class Oracle(Method):
@@ -125,7 +156,12 @@ class Oracle(Method):
     Parameters
     ----------
     C : float, default=1.0
-        Inverse L2 strength of the logistic label model h.
+        Inverse L2 strength of the label model h (per-row penalty ``1 / (C n_train)``).
+    label_model : {"logistic", "mlp"}, default="logistic"
+        h: scikit-learn logistic regression, or an MLP with one ReLU layer of ``h_hidden``
+        units (the official code's ``arch='mlp'``).
+    h_hidden : int, default=32
+        Hidden width of the MLP h (unused for logistic h), >= 1.
     threads : int, default=1
         Torch/BLAS threads.
 
@@ -142,26 +178,28 @@ class Oracle(Method):
     def run(self, data: WeakData, params: _HParams, seed: int) -> WeakOutput:
         """Fit h on ``[x_o, one-hot(v)]``."""
         with _threads(params.threads):
-            return _with_codes(data, data.v_train, data.v_test, params.C, data.v_test.copy())
+            return _with_codes(data, data.v_train, data.v_test, params, seed, data.v_test.copy())
 
 
 class Naive(Method):
     """The weak observation used as is: its value one-hot, missing as its own category.
 
-    Source: CFL benchmark ``--method comp`` (Sugiyama & Uchida, arXiv 2408.14788).
+    Source: CFL benchmark ``--method comp`` (Sugiyama & Uchida, arXiv 2408.14788), which
+    feeds the complementary value to h as if it were the value. A documented reduction: h
+    sees *which* value was observed, never the observation model, so on complementary data it
+    can only learn from ``v_bar`` what a linear (or MLP) h can learn about "not ``v_bar``".
 
     Parameters
     ----------
-    C : float, default=1.0
-        Inverse L2 strength of h.
-    threads : int, default=1
-        Torch/BLAS threads.
+    C, label_model, h_hidden, threads
+        As in ``oracle``.
 
     Returns
     -------
     WeakOutput
-        ``v_hat_test`` = the observed value (-1 where missing); ``None`` for ``partial``,
-        whose candidate sets enter h as multi-hot indicators.
+        ``v_hat_test`` = the observed value (-1 where missing) for noisy and missing data;
+        ``None`` for complementary data (the observed value is never the truth) and partial
+        data (candidate sets enter h as multi-hot indicators).
     """
 
     name = "naive"
@@ -172,10 +210,14 @@ class Naive(Method):
         """Fit h on ``[x_o, encoding of o]``."""
         with _threads(params.threads):
             y_pred, score, _ = _fit_h_on(
-                data, [_as_is(data, data.obs_train)], [_as_is(data, data.obs_test)], params.C
+                data,
+                [_as_is(data, data.obs_train)],
+                [_as_is(data, data.obs_test)],
+                params,
+                seed,
             )
-        v_hat = None if data.weak_kind == "partial" else data.obs_test.copy()
-        return WeakOutput(y_pred, score, v_hat)
+        estimates = data.weak_kind not in ("partial", "complementary")
+        return WeakOutput(y_pred, score, data.obs_test.copy() if estimates else None)
 
 
 def _as_is(data: WeakData, obs: np.ndarray) -> np.ndarray:
@@ -183,7 +225,7 @@ def _as_is(data: WeakData, obs: np.ndarray) -> np.ndarray:
     if data.weak_kind == "partial":
         return np.hstack([candidates(obs[:, j], k) for j, k in enumerate(data.n_levels)])
     codes = np.where(obs < 0, np.asarray(data.n_levels)[None, :], obs)
-    return one_hot_block(codes, [k + 1 for k in data.n_levels])
+    return _one_hot(codes, [k + 1 for k in data.n_levels])
 
 
 class DropFeature(Method):
@@ -193,10 +235,8 @@ class DropFeature(Method):
 
     Parameters
     ----------
-    C : float, default=1.0
-        Inverse L2 strength of h.
-    threads : int, default=1
-        Torch/BLAS threads.
+    C, label_model, h_hidden, threads
+        As in ``oracle``.
 
     Returns
     -------
@@ -211,15 +251,23 @@ class DropFeature(Method):
     def run(self, data: WeakData, params: _HParams, seed: int) -> WeakOutput:
         """Fit h on ``x_o``."""
         with _threads(params.threads):
-            y_pred, score, _ = fit_label_model(data.x_train, data.y_train, data.x_test, params.C)
+            y_pred, score, _ = _fit_h_on(data, [], [], params, seed)
         return WeakOutput(y_pred, score, None)
 
 
 def _impute_inputs(data: WeakData) -> tuple[np.ndarray, np.ndarray]:
-    """Codes with every non-exact observation set to NaN, for train and test; Skip on noisy."""
-    if data.weak_kind == "noisy":
-        raise Skip("imputers need exact and missing entries; noisy observations have neither")
-    return exact_codes(data.lik_train), exact_codes(data.lik_test)
+    """Codes with every non-exact observation set to NaN, train and test; Skip without any.
+
+    Exactness comes from the observation alone (:mod:`harness_weak_features.observation`),
+    never from the true observation model.
+    """
+    if data.weak_kind in ("noisy", "complementary"):
+        raise Skip(
+            f"imputers need exact and missing entries; {data.weak_kind} observations have"
+            " neither (no value is known to be right)"
+        )
+    lik_train, lik_test = estimated_likelihood(data)
+    return exact_codes(lik_train), exact_codes(lik_test)
 
 
 def _imputed_output(
@@ -227,40 +275,52 @@ def _imputed_output(
     train: np.ndarray,
     test: np.ndarray,
     fill: Callable[[np.ndarray, np.ndarray], np.ndarray],
-    C: float,
+    params: _HParams,
+    seed: int,
 ) -> WeakOutput:
     """h on ``[x_o, one-hot(fill(x_o, codes)), missing indicators]``; ``v_hat`` = filled test."""
     filled = [fill(x, c).astype(np.int64) for x, c in ((data.x_train, train), (data.x_test, test))]
     y_pred, score, _ = _fit_h_on(
         data,
-        [one_hot_block(filled[0], data.n_levels), np.isnan(train)],
-        [one_hot_block(filled[1], data.n_levels), np.isnan(test)],
-        C,
+        [_one_hot(filled[0], data.n_levels), np.isnan(train)],
+        [_one_hot(filled[1], data.n_levels), np.isnan(test)],
+        params,
+        seed,
     )
     return WeakOutput(y_pred, score, filled[1])
 
 
-class ModeImpute(Method):
-    """Non-exact weak values treated as missing and filled with the training mode.
+def _mode_fill(train: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """NaN entries of ``codes`` (n, J) set to the most frequent known training value."""
+    out = codes.copy()
+    for j in range(codes.shape[1]):
+        known = train[~np.isnan(train[:, j]), j].astype(np.int64)
+        if known.size == 0:
+            raise Skip(f"weak feature {j} has no exact value in the training rows to impute from")
+        out[np.isnan(out[:, j]), j] = np.bincount(known).argmax()
+    return out
 
-    Source: scikit-learn ``SimpleImputer(strategy="most_frequent")`` plus missing indicators.
+
+class ModeImpute(Method):
+    """Mode imputation of the weak feature plus a missing indicator.
+
+    Source: scikit-learn ``SimpleImputer(strategy="most_frequent", add_indicator=True)``
+    semantics, written out on the integer codes (the value is a category, never averaged).
 
     Parameters
     ----------
-    C : float, default=1.0
-        Inverse L2 strength of h.
-    threads : int, default=1
-        Torch/BLAS threads.
+    C, label_model, h_hidden, threads
+        As in ``oracle``.
 
     Returns
     -------
     WeakOutput
-        ``v_hat_test`` = the exact value where known, else the mode.
+        ``v_hat_test`` = exact value, or the training mode.
 
     Raises
     ------
     Skip
-        On ``noisy`` data (no exact or missing entries).
+        On ``noisy`` and ``complementary`` data (no exact or missing entries).
     """
 
     name = "mode-impute"
@@ -271,8 +331,9 @@ class ModeImpute(Method):
         """Impute, then fit h on ``[x_o, one-hot(imputed), missing indicators]``."""
         train, test = _impute_inputs(data)
         with _threads(params.threads):
-            imp = SimpleImputer(strategy="most_frequent", keep_empty_features=True).fit(train)
-            return _imputed_output(data, train, test, lambda _, c: imp.transform(c), params.C)
+            return _imputed_output(
+                data, train, test, lambda _, c: _mode_fill(train, c), params, seed
+            )
 
 
 class KnnImpute(Method):
@@ -282,15 +343,14 @@ class KnnImpute(Method):
     Since ``x_o`` is complete, the imputed one-hot block of a row is the mean one-hot of its
     k nearest donors in ``x_o``; this is computed per weak feature with
     ``KNeighborsClassifier`` on the donors (same neighbours, far faster; pinned by a test).
+    The value is a category throughout (a vote), never a number.
 
     Parameters
     ----------
     n_neighbors : int, default=10
         k, >= 1.
-    C : float, default=1.0
-        Inverse L2 strength of h.
-    threads : int, default=1
-        Torch/BLAS threads.
+    C, label_model, h_hidden, threads
+        As in ``oracle``.
 
     Returns
     -------
@@ -300,7 +360,7 @@ class KnnImpute(Method):
     Raises
     ------
     Skip
-        On ``noisy`` data.
+        On ``noisy`` and ``complementary`` data.
     """
 
     name = "knn-impute"
@@ -324,7 +384,8 @@ class KnnImpute(Method):
                 train,
                 test,
                 lambda x, c: knn_impute(data.x_train, train, x, c, params.n_neighbors),
-                params.C,
+                params,
+                seed,
             )
 
 
@@ -334,7 +395,10 @@ def knn_impute(
     """Fill NaN codes (n, J) by the argmax of the mean one-hot of the k nearest donors.
 
     Donors of WF j are the rows of ``x_donor`` (shape (m, d)) whose code j is known.
+    Source: scikit-learn ``KNeighborsClassifier`` (uniform weights).
     """
+    from sklearn.neighbors import KNeighborsClassifier
+
     out = codes.copy()
     for j in range(codes.shape[1]):
         known, todo = ~np.isnan(codes_donor[:, j]), np.isnan(codes[:, j])
@@ -348,22 +412,93 @@ def knn_impute(
     return out
 
 
-class IterativeImpute(Method):
-    """MICE-style chained imputation with a random-forest regressor, rounded to a value.
+def chained_impute(
+    x_train: np.ndarray,
+    codes_train: np.ndarray,
+    n_levels,
+    n_estimators: int,
+    max_iter: int,
+    seed: int,
+) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """MissForest-style chained imputation of nominal codes by random-forest *classifiers*.
 
-    Source: scikit-learn ``IterativeImputer(estimator=RandomForestRegressor)`` (MissForest-like,
-    Stekhoven & Bühlmann 2012); codes rounded and clipped to ``{0..K-1}``.
+    Source: Stekhoven & Bühlmann, Bioinformatics 2012 (MissForest): start from the mode, then
+    for ``max_iter`` rounds refit one ``RandomForestClassifier`` per weak feature on
+    ``[x_o, one-hot(other weak features, current fill)]`` over its known rows and refill its
+    missing rows. The codes stay categories (a class vote), never numbers.
+
+    Parameters
+    ----------
+    x_train : ndarray of float64, shape (n, d)
+    codes_train : ndarray of float64, shape (n, J)
+        Known codes, NaN where missing.
+    n_levels : sequence of int
+        ``K_j``.
+    n_estimators, max_iter, seed : int
+        Forest size, rounds and random state.
+
+    Returns
+    -------
+    callable
+        ``fill(x, codes)`` -> codes (n', J) with every NaN replaced, replaying the fitted
+        rounds on new rows (like ``IterativeImputer.transform``).
+    """
+    from sklearn.ensemble import RandomForestClassifier
+
+    J = codes_train.shape[1]
+    rounds: list[list] = []
+
+    def features(x: np.ndarray, filled: np.ndarray, j: int) -> np.ndarray:
+        others = [i for i in range(J) if i != j]
+        if not others:
+            return x
+        blocks = [_one_hot(filled[:, others].astype(np.int64), [n_levels[i] for i in others])]
+        return np.hstack([x, *blocks])
+
+    filled = _mode_fill(codes_train, codes_train)
+    for _ in range(max_iter):
+        models = []
+        for j in range(J):
+            known = ~np.isnan(codes_train[:, j])
+            clf = RandomForestClassifier(
+                n_estimators=n_estimators,
+                max_depth=8,
+                min_samples_leaf=5,
+                random_state=seed,
+                n_jobs=1,
+            )
+            clf.fit(features(x_train, filled, j)[known], codes_train[known, j].astype(np.int64))
+            if (~known).any():
+                filled[~known, j] = clf.predict(features(x_train, filled, j)[~known])
+            models.append(clf)
+        rounds.append(models)
+
+    def fill(x: np.ndarray, codes: np.ndarray) -> np.ndarray:
+        out = _mode_fill(codes_train, codes)
+        for models in rounds:
+            for j, clf in enumerate(models):
+                todo = np.isnan(codes[:, j])
+                if todo.any():
+                    out[todo, j] = clf.predict(features(x, out, j)[todo])
+        return out
+
+    return fill
+
+
+class IterativeImpute(Method):
+    """Chained (MissForest-style) imputation with random-forest classifiers, then h.
+
+    Source: Stekhoven & Bühlmann 2012 (MissForest); see :func:`chained_impute`. Nominal codes
+    are predicted as classes, not regressed and rounded.
 
     Parameters
     ----------
     n_estimators : int, default=20
         Trees per forest, >= 1.
     max_iter : int, default=3
-        Imputation rounds, >= 1.
-    C : float, default=1.0
-        Inverse L2 strength of h.
-    threads : int, default=1
-        Torch/BLAS threads.
+        Imputation rounds, >= 1 (with one weak feature, rounds after the first repeat it).
+    C, label_model, h_hidden, threads
+        As in ``oracle``.
 
     Returns
     -------
@@ -372,7 +507,7 @@ class IterativeImpute(Method):
     Raises
     ------
     Skip
-        On ``noisy`` data.
+        On ``noisy`` and ``complementary`` data.
     """
 
     name = "iterative-impute"
@@ -394,27 +529,11 @@ class IterativeImpute(Method):
     def run(self, data: WeakData, params: IterativeImpute.Params, seed: int) -> WeakOutput:
         """Impute codes from ``x_o`` and the other weak features, then fit h."""
         train, test = _impute_inputs(data)
-        d = data.x_train.shape[1]
-        forest = RandomForestRegressor(
-            n_estimators=params.n_estimators,
-            max_depth=8,
-            min_samples_leaf=5,
-            random_state=seed,
-            n_jobs=1,
-        )
-        imp = IterativeImputer(
-            estimator=forest, max_iter=params.max_iter, random_state=seed, keep_empty_features=True
-        )
         with _threads(params.threads):
-            imp.fit(np.hstack([data.x_train, train]))
-            top = np.asarray(data.n_levels)[None, :] - 1
-            return _imputed_output(
-                data,
-                train,
-                test,
-                lambda x, c: np.clip(np.rint(imp.transform(np.hstack([x, c]))[:, d:]), 0, top),
-                params.C,
+            fill = chained_impute(
+                data.x_train, train, data.n_levels, params.n_estimators, params.max_iter, seed
             )
+            return _imputed_output(data, train, test, fill, params, seed)
 
 
 class HgbNative(Method):
@@ -422,7 +541,8 @@ class HgbNative(Method):
 
     Source: scikit-learn ``HistGradientBoostingClassifier`` (LightGBM-style; Ke et al. 2017).
     The weak feature enters as a categorical column: the observed value, NaN where no single
-    value is observed (missing, or a partial set of several candidates).
+    value is observed (missing, or a partial set of several candidates). A documented
+    reduction on complementary data: the trees see ``v_bar`` as a category, like ``naive``.
 
     Parameters
     ----------
@@ -457,6 +577,8 @@ class HgbNative(Method):
 
     def run(self, data: WeakData, params: HgbNative.Params, seed: int) -> WeakOutput:
         """Fit the boosted trees on ``[x_o, observed codes]`` and predict."""
+        from sklearn.ensemble import HistGradientBoostingClassifier
+
         d = data.x_train.shape[1]
         cats = list(range(d, d + data.n_weak))
         model = HistGradientBoostingClassifier(
@@ -466,19 +588,17 @@ class HgbNative(Method):
             random_state=seed,
         )
         with _threads(params.threads):
-            model.fit(
-                np.hstack([data.x_train, _single_codes(data, data.obs_train, data.lik_train)]),
-                data.y_train,
-            )
+            model.fit(np.hstack([data.x_train, _single_codes(data, data.obs_train)]), data.y_train)
             score = model.predict_proba(
-                np.hstack([data.x_test, _single_codes(data, data.obs_test, data.lik_test)])
+                np.hstack([data.x_test, _single_codes(data, data.obs_test)])
             )[:, 1]
         return WeakOutput((score >= 0.5).astype(np.int64), score, None)
 
 
-def _single_codes(data: WeakData, obs: np.ndarray, lik: np.ndarray) -> np.ndarray:
+def _single_codes(data: WeakData, obs: np.ndarray) -> np.ndarray:
     if data.weak_kind == "partial":
-        return exact_codes(lik)
+        cand = [candidates(obs[:, j], k) for j, k in enumerate(data.n_levels)]
+        return np.column_stack([np.where(c.sum(1) == 1, c.argmax(1), np.nan) for c in cand])
     return np.where(obs < 0, np.nan, obs.astype(np.float64))
 
 
@@ -488,15 +608,14 @@ class EmulatedEstimator(Method):
     Source: Sugiyama & Uchida, ICML 2025, experiments; official ``codes_discrete`` argument
     ``est_error_rate`` (reconstruction): each true value, on train and test rows, is replaced
     by a uniform wrong one with probability epsilon, then h is fit on ``[x_o, one-hot(v̂)]``.
+    It reads the true values by design (it emulates an estimator of known error).
 
     Parameters
     ----------
     epsilon : float, default=0.2
         Estimation error rate in [0, 1).
-    C : float, default=1.0
-        Inverse L2 strength of h.
-    threads : int, default=1
-        Torch/BLAS threads.
+    C, label_model, h_hidden, threads
+        As in ``oracle``.
 
     Returns
     -------
@@ -529,7 +648,7 @@ class EmulatedEstimator(Method):
             for v in (data.v_train, data.v_test)
         ]
         with _threads(params.threads):
-            return _with_codes(data, est[0], est[1], params.C, est[1])
+            return _with_codes(data, est[0], est[1], params, seed, est[1])
 
 
 # -- weak-features learning (WFL) -------------------------------------------------------
@@ -551,29 +670,59 @@ class _WflParams(_HParams):
             raise ValueError(f"epochs must be >= 1, got {self.epochs}")
         if self.lr <= 0 or self.l2 < 0:
             raise ValueError(f"lr must be > 0 and l2 >= 0, got {self.lr}, {self.l2}")
+        if self.estimate not in ("hard", "soft"):
+            raise ValueError(f"estimate must be 'hard' or 'soft', got {self.estimate!r}")
 
     def decay(self, n_train: int) -> float:
         """Adam weight decay of f: ``l2 / n_train``, i.e. ``½·l2·‖θ‖²`` on the summed loss."""
         return self.l2 / n_train
 
 
-def _fit_estimator(data: WeakData, params: _WflParams) -> WeakEstimator:
-    """Step 1 of every WFL strategy: f minimising the weak loss on the training rows."""
-    model = WeakEstimator(data.x_train.shape[1], data.n_levels, params.hidden)
-    x = torch.as_tensor(data.x_train, dtype=torch.float32)
-    liks = liks_of(data.lik_train, data.n_levels)
-    _train_f(data, model, lambda: total_weak_nll(model(x), liks), params.epochs, params)
-    return model
+class _Wfl(Method):
+    """Shared machinery of the WFL methods: the observation model and the steps of §2."""
+
+    oracle_model = False
+
+    def likelihoods(self, data: WeakData) -> tuple[np.ndarray, np.ndarray]:
+        """``P(o | v)`` on train and test rows: the true model for an oracle, else estimated."""
+        if self.oracle_model:
+            return data.lik_train, data.lik_test
+        return estimated_likelihood(data)
+
+    def fit_estimator(self, data: WeakData, lik: np.ndarray, params: _WflParams):
+        """Step 1 of every WFL strategy: f minimising the weak loss on the training rows."""
+        import torch
+
+        from harness_weak_features.models import WeakEstimator, liks_of, total_weak_nll
+
+        model = WeakEstimator(data.x_train.shape[1], data.n_levels, params.hidden)
+        x = torch.as_tensor(data.x_train, dtype=torch.float32)
+        liks = liks_of(lik, data.n_levels)
+        _train_f(data, model, lambda: total_weak_nll(model(x), liks), params.epochs, params)
+        return model
+
+    def fit_h(self, data: WeakData, model, liks, params: _WflParams, seed: int):
+        """Posterior estimates on train and test rows, then h on ``[x_o, estimates]``."""
+        from harness_weak_features.models import posteriors
+
+        post = [
+            posteriors(model, x, lik, data.n_levels)
+            for x, lik in zip((data.x_train, data.x_test), liks, strict=True)
+        ]
+        y_pred, score, h = _fit_h_on(
+            data,
+            [_encode(post[0], params.estimate)],
+            [_encode(post[1], params.estimate)],
+            params,
+            seed,
+        )
+        return WeakOutput(y_pred, score, _argmax_codes(post[1])), h
 
 
-def _train_f(
-    data: WeakData,
-    model: WeakEstimator,
-    loss: Callable[[], torch.Tensor],
-    epochs: int,
-    params: _WflParams,
-) -> None:
+def _train_f(data: WeakData, model, loss, epochs: int, params: _WflParams) -> None:
     """Full-batch Adam on f's parameters alone, with f's weight decay."""
+    from harness_weak_features.models import train_full_batch
+
     train_full_batch(
         list(model.parameters()), loss, epochs, params.lr, params.decay(len(data.y_train))
     )
@@ -590,23 +739,13 @@ def _encode(post: list[np.ndarray], estimate: str) -> np.ndarray:
     return np.hstack([np.eye(p.shape[1])[p.argmax(axis=1)] for p in post])
 
 
-def _fit_h(data: WeakData, model: WeakEstimator, params: _WflParams):
-    """Posterior estimates on train and test rows, then h on ``[x_o, estimates]``."""
-    post = [
-        posteriors(model, x, lik, data.n_levels)
-        for x, lik in ((data.x_train, data.lik_train), (data.x_test, data.lik_test))
-    ]
-    y_pred, score, h = _fit_h_on(
-        data, [_encode(post[0], params.estimate)], [_encode(post[1], params.estimate)], params.C
-    )
-    return WeakOutput(y_pred, score, _argmax_codes(post[1])), h
-
-
-class WflSequential(Method):
+class WflSequential(_Wfl):
     """Sequential weak-features learning: f by the weak loss, then h on posterior estimates.
 
     Source: Sugiyama & Uchida, ICML 2025, §2 sequential learning (CFL code ``exp1``);
-    loss and posterior in :mod:`harness_weak_features.losses` (reconstruction).
+    loss and posterior in :mod:`harness_weak_features.losses` (reconstruction). The
+    observation model ``P(o | v)`` is estimated or assumed, never read from the truth
+    (:mod:`harness_weak_features.observation`).
 
     Parameters
     ----------
@@ -621,10 +760,8 @@ class WflSequential(Method):
         decay ``l2 / n_train``), so regularisation weakens as data grow, like sklearn's ``1/C``.
     estimate : {"hard", "soft"}, default="hard"
         h sees the one-hot argmax of ``p(v | x_o, o)`` or the probabilities themselves.
-    C : float, default=1.0
-        Inverse L2 strength of h.
-    threads : int, default=1
-        Torch/BLAS threads.
+    C, label_model, h_hidden, threads
+        As in ``oracle``.
 
     Returns
     -------
@@ -643,12 +780,39 @@ class WflSequential(Method):
 
     def run(self, data: WeakData, params: _WflParams, seed: int) -> WeakOutput:
         """Fit f, estimate the weak features, fit h."""
+        liks = self.likelihoods(data)
         with _torch_run(params.threads, seed):
-            model = _fit_estimator(data, params)
-            return _fit_h(data, model, params)[0]
+            model = self.fit_estimator(data, liks[0], params)
+            return self.fit_h(data, model, liks, params, seed)[0]
 
 
-class WflIterative(Method):
+class WflOracleModel(WflSequential):
+    """Sequential WFL given the *true* observation model (upper reference, oracle).
+
+    Source: as ``wfl-sequential`` (Sugiyama & Uchida, ICML 2025, §2), but ``P(o | v)`` is the
+    simulator's own (``data.lik_*``): the true flip rate, MNAR mechanism or complementary bias.
+
+    Parameters
+    ----------
+    hidden, epochs, lr, l2, estimate, C, label_model, h_hidden, threads
+        As in ``wfl-sequential``.
+
+    Returns
+    -------
+    WeakOutput
+    """
+
+    name = "wfl-oracle-model"
+    task = TASK
+    Params = _WflParams
+    oracle_model = True
+
+    def run(self, data: WeakData, params: _WflParams, seed: int) -> WeakOutput:
+        """Fit f with the true observation model, estimate the weak features, fit h."""
+        return super().run(data, params, seed)
+
+
+class WflIterative(_Wfl):
     """Iterative WFL: alternate refitting h and updating f on ``L_weak + λ·CE(h∘f, y)``.
 
     Source: Sugiyama & Uchida, ICML 2025 (companion paper, PMLR 267:57270) and CFL code
@@ -660,7 +824,7 @@ class WflIterative(Method):
         Alternations R after the sequential start, >= 0.
     lam : float, default=1.0
         λ, weight of the downstream loss in f's update, >= 0.
-    hidden, epochs, lr, l2, estimate, C, threads
+    hidden, epochs, lr, l2, estimate, C, label_model, h_hidden, threads
         As in ``wfl-sequential``; each f update runs ``epochs // 2`` steps.
 
     Returns
@@ -687,21 +851,29 @@ class WflIterative(Method):
 
     def run(self, data: WeakData, params: WflIterative.Params, seed: int) -> WeakOutput:
         """Sequential start, then R rounds of (update f with h fixed; refit h)."""
+        from harness_weak_features.models import torch_module_from
+
+        liks = self.likelihoods(data)
         with _torch_run(params.threads, seed):
-            model = _fit_estimator(data, params)
-            out, h = _fit_h(data, model, params)
+            model = self.fit_estimator(data, liks[0], params)
+            out, h = self.fit_h(data, model, liks, params, seed)
             for _ in range(params.rounds):
-                loss = _joint_loss(data, model, torch_linear_from(h), params.lam)
+                loss = _joint_loss(data, liks[0], model, torch_module_from(h), params.lam)
                 _train_f(data, model, loss, max(1, params.epochs // 2), params)
-                out, h = _fit_h(data, model, params)
+                out, h = self.fit_h(data, model, liks, params, seed)
             return out
 
 
-def _joint_loss(data: WeakData, model: WeakEstimator, h: torch.nn.Module, lam: float):
+def _joint_loss(data: WeakData, lik: np.ndarray, model, h, lam: float):
     """``L_weak(f) + λ·BCE(h([x_o, p(v | x_o, o)]), y)`` on the training rows, as a closure."""
+    import torch
+
+    from harness_weak_features.losses import posterior
+    from harness_weak_features.models import liks_of, total_weak_nll
+
     x = torch.as_tensor(data.x_train, dtype=torch.float32)
     y = torch.as_tensor(data.y_train, dtype=torch.float32)
-    liks = liks_of(data.lik_train, data.n_levels)
+    liks = liks_of(lik, data.n_levels)
 
     def loss() -> torch.Tensor:
         logits = model(x)
@@ -714,8 +886,8 @@ def _joint_loss(data: WeakData, model: WeakEstimator, h: torch.nn.Module, lam: f
     return loss
 
 
-class WflJoint(Method):
-    """Joint WFL: f and a logistic h trained end to end on ``L_weak + λ·CE(h∘f, y)``.
+class WflJoint(_Wfl):
+    """Joint WFL: f and h trained end to end on ``L_weak + λ·CE(h∘f, y)``.
 
     Source: Sugiyama & Uchida, ICML 2025; CFL code ``joint_learning.py`` (reconstruction).
 
@@ -723,8 +895,8 @@ class WflJoint(Method):
     ----------
     lam : float, default=1.0
         λ, weight of the downstream loss, >= 0.
-    hidden, epochs, lr, l2, C, threads
-        As in ``wfl-sequential``; h (a torch logistic model) gets the weight decay
+    hidden, epochs, lr, l2, C, label_model, h_hidden, threads
+        As in ``wfl-sequential``; h (a torch logistic model or MLP) gets the weight decay
         ``1 / (C · n_train)`` that matches sklearn's C. h always sees the soft posterior
         ``p(v | x_o, o)``, so ``estimate`` is not used.
 
@@ -747,18 +919,31 @@ class WflJoint(Method):
 
     def run(self, data: WeakData, params: WflJoint.Params, seed: int) -> WeakOutput:
         """Train f and h together, then predict from the test posterior."""
+        import torch
+
+        from harness_weak_features.models import (
+            WeakEstimator,
+            posteriors,
+            torch_label_model,
+            train_full_batch,
+        )
+
+        lik_train, lik_test = self.likelihoods(data)
         with _torch_run(params.threads, seed):
             n = len(data.y_train)
             model = WeakEstimator(data.x_train.shape[1], data.n_levels, params.hidden)
-            h = torch.nn.Linear(data.x_train.shape[1] + sum(data.n_levels), 1)
+            h = torch_label_model(
+                data.x_train.shape[1] + sum(data.n_levels), params.label_model, params.h_hidden
+            )
+            f_params, h_params = list(model.parameters()), list(h.parameters())
             train_full_batch(
-                [*model.parameters(), *h.parameters()],
-                _joint_loss(data, model, h, params.lam),
+                [*f_params, *h_params],
+                _joint_loss(data, lik_train, model, h, params.lam),
                 params.epochs,
                 params.lr,
-                [params.decay(n)] * len(list(model.parameters())) + [1 / (params.C * n)] * 2,
+                [params.decay(n)] * len(f_params) + [1 / (params.C * n)] * len(h_params),
             )
-            post = posteriors(model, data.x_test, data.lik_test, data.n_levels)
+            post = posteriors(model, data.x_test, lik_test, data.n_levels)
             with torch.no_grad():
                 z = torch.as_tensor(np.hstack([data.x_test, *post]), dtype=torch.float32)
                 score = torch.sigmoid(h(z)).squeeze(1).double().numpy()

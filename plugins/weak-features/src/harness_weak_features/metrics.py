@@ -1,9 +1,11 @@
-"""Metrics of the ``weak-features`` task: downstream accuracy, AUC, WF-estimation accuracy."""
+"""Metrics of the ``weak-features`` task: downstream accuracy, AUC, WF-estimation accuracy.
+
+scikit-learn is imported inside ``compute`` so that registering the plugin stays light.
+"""
 
 from __future__ import annotations
 
 import numpy as np
-from sklearn.metrics import balanced_accuracy_score, roc_auc_score
 
 from harness import Metric, Skip
 from harness_weak_features.data import WeakData, WeakOutput
@@ -54,6 +56,8 @@ class BalancedAccuracy(Metric):
 
     def compute(self, data: WeakData, output: WeakOutput) -> float:
         """Balanced accuracy of ``y_pred``."""
+        from sklearn.metrics import balanced_accuracy_score
+
         return float(balanced_accuracy_score(data.y_test, output.y_pred))
 
 
@@ -81,6 +85,8 @@ class Auc(Metric):
         """ROC AUC of the predicted probabilities."""
         if np.unique(data.y_test).size < 2:
             raise Skip("auc needs both classes among the test rows")
+        from sklearn.metrics import roc_auc_score
+
         return float(roc_auc_score(data.y_test, output.y_score))
 
 

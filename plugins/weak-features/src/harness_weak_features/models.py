@@ -2,15 +2,19 @@
 
 Source: Sugiyama & Uchida, ICML 2025, §2 (f: x_o -> Δ(V_j); h: (x_o, x̂_W) -> y);
 training details are a reconstruction (full-batch Adam), not checked against the paper.
+This module imports torch and scikit-learn; the method classes import it only when they run.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 
 import numpy as np
 import torch
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
+from sklearn.neural_network import MLPClassifier
 from torch import nn
 
 from harness_weak_features.losses import posterior, weak_nll
@@ -21,7 +25,8 @@ __all__ = [
     "liks_of",
     "one_hot_block",
     "posteriors",
-    "torch_linear_from",
+    "torch_label_model",
+    "torch_module_from",
     "total_weak_nll",
     "train_full_batch",
 ]
@@ -117,11 +122,19 @@ def one_hot_block(codes: np.ndarray, n_levels: Sequence[int]) -> np.ndarray:
 
 
 def fit_label_model(
-    z_train: np.ndarray, y_train: np.ndarray, z_test: np.ndarray, C: float
-) -> tuple[np.ndarray, np.ndarray, LogisticRegression]:
-    """L2 logistic regression h on features z; returns test labels, P(y=1) and the model.
+    z_train: np.ndarray,
+    y_train: np.ndarray,
+    z_test: np.ndarray,
+    C: float,
+    label_model: str = "logistic",
+    hidden: int = 32,
+    seed: int = 0,
+) -> tuple[np.ndarray, np.ndarray, LogisticRegression | MLPClassifier]:
+    """Label model h on features z; returns test labels, P(y=1) and the fitted model.
 
-    Source: scikit-learn ``LogisticRegression`` (lbfgs), deterministic.
+    Source: scikit-learn ``LogisticRegression`` (lbfgs) or ``MLPClassifier`` (one ReLU hidden
+    layer, lbfgs, L2 ``alpha = 1 / C``, which matches the logistic model's penalty per row);
+    the paper's official code uses an MLP h (``arch='mlp'``). Deterministic given ``seed``.
 
     Parameters
     ----------
@@ -129,17 +142,56 @@ def fit_label_model(
     y_train : ndarray of int64, shape (n_train,)
     C : float
         Inverse L2 strength, > 0.
+    label_model : {"logistic", "mlp"}
+    hidden : int
+        Hidden width of the MLP, >= 1.
+    seed : int
+        Initialisation seed of the MLP.
     """
-    model = LogisticRegression(C=C, max_iter=2000).fit(z_train, y_train)
+    if label_model == "mlp":
+        model = MLPClassifier(
+            hidden_layer_sizes=(hidden,),
+            alpha=1.0 / C,
+            solver="lbfgs",
+            max_iter=500,
+            random_state=seed,
+        )
+    elif label_model == "logistic":
+        model = LogisticRegression(C=C, max_iter=2000)
+    else:
+        raise ValueError(f"label_model must be 'logistic' or 'mlp', got {label_model!r}")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model.fit(z_train, y_train)
     score = model.predict_proba(z_test)[:, 1]
     return (score >= 0.5).astype(np.int64), score, model
 
 
-def torch_linear_from(model: LogisticRegression) -> nn.Linear:
-    """A frozen torch copy of a fitted binary logistic regression (logit output)."""
-    linear = nn.Linear(model.coef_.shape[1], 1)
-    with torch.no_grad():
-        linear.weight.copy_(torch.as_tensor(model.coef_, dtype=torch.float32))
-        linear.bias.copy_(torch.as_tensor(model.intercept_, dtype=torch.float32))
-    linear.requires_grad_(False)
-    return linear
+def torch_module_from(model: LogisticRegression | MLPClassifier) -> nn.Module:
+    """A frozen torch copy of a fitted binary h (logit output, shape (n, 1)).
+
+    Logistic regression becomes one ``Linear``; an ``MLPClassifier`` with ReLU hidden layers
+    becomes ``Linear, ReLU, ..., Linear`` with the same weights (its output unit is logistic).
+    """
+    if isinstance(model, LogisticRegression):
+        coefs, intercepts = [model.coef_.T], [model.intercept_]
+    else:
+        coefs, intercepts = model.coefs_, model.intercepts_
+    layers: list[nn.Module] = []
+    for i, (w, b) in enumerate(zip(coefs, intercepts, strict=True)):
+        linear = nn.Linear(*w.shape)
+        with torch.no_grad():
+            linear.weight.copy_(torch.as_tensor(w.T, dtype=torch.float32))
+            linear.bias.copy_(torch.as_tensor(b, dtype=torch.float32))
+        layers += [linear] if i == len(coefs) - 1 else [linear, nn.ReLU()]
+    module = nn.Sequential(*layers)
+    module.requires_grad_(False)
+    return module
+
+
+def torch_label_model(p: int, label_model: str, hidden: int) -> nn.Module:
+    """A trainable torch h for joint training: logistic (``Linear(p, 1)``) or one-hidden-layer
+    ReLU MLP (``Linear(p, hidden), ReLU, Linear(hidden, 1)``); logit output."""
+    if label_model == "mlp":
+        return nn.Sequential(nn.Linear(p, hidden), nn.ReLU(), nn.Linear(hidden, 1))
+    return nn.Linear(p, 1)
