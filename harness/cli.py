@@ -292,8 +292,12 @@ def _summarise(
     report_dir: Path,
     elapsed: float,
 ) -> None:
-    from harness.report import problem_lines, summary_table, write_report
-    from harness.tracking import ui_path
+    from harness.report import problem_lines, summary_table, tally, write_report
+    from harness.suite import safe_name
+    from harness.tracking import ui_link
+
+    def link(run_id: str) -> str:
+        return ui_link(tracker.uri, outcome.experiment_id, run_id)
 
     results = tracker.results(outcome.experiment_id, [c.cell_hash for c in spec.cells])
     for task in spec.tasks():
@@ -302,39 +306,101 @@ def _summarise(
             continue
         table = summary_table(rows, registry)
         _print_frame(table, f"{task}: mean ± 95% CI over ok seeds (latest run of each cell)")
-        for line in problem_lines(rows):
+        for line in problem_lines(rows, registry, link):
             colour = "yellow" if line.startswith(("skipped", "metric")) else "red"
-            console.print(f"  [{colour}]{escape(line)}[/]")
+            console.print(f"  [{colour}]{escape(line)}[/]", soft_wrap=True)
     if not results.empty:
-        out = report_dir / spec.name
-        for problem in write_report(results, registry, tracker, spec.name, out):
+        out = report_dir / safe_name(spec.name)
+        for problem in write_report(results, registry, tracker, spec.name, out, link):
             console.print(f"[red]{escape(problem)}[/]")
         tracker.log_folder(outcome.parent_run_id, out, "report")
         console.print(f"Report: {out}/report.html")
-    console.print(f"Wall time {elapsed:.1f} s. Tracking URI: {tracker.uri}")
-    console.print(
-        f"Open the UI with: harness ui --tracking-uri '{tracker.uri}', then"
-        f" http://127.0.0.1:5000{ui_path(outcome.experiment_id)}"
-    )
+    console.print(f"Tracking URI: {tracker.uri}. UI: {ui_link(tracker.uri, outcome.experiment_id)}")
+    console.print(f"[bold]{tally(results)} in {_duration(elapsed)}[/]")
+
+
+def _duration(seconds: float) -> str:
+    """``8 min 42 s``, ``1 h 3 min``, ``12.3 s``."""
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, secs = divmod(round(seconds), 60)
+    if minutes < 60:
+        return f"{minutes} min {secs} s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes} min"
 
 
 def _print_frame(table: Any, title: str, per_table: int = 6) -> None:
-    """Print a summary table, ``per_table`` metric columns at a time (many metrics would
-    squeeze every column to a few characters)."""
+    """Print a summary table about ``per_table`` metric columns at a time (many metrics
+    would squeeze every column to a few characters), never splitting a dict metric's keys
+    (``power.rate``, ``power.high``) across two tables."""
     if table.empty:
         return
     metrics = [c for c in table.columns if c != "seeds"]
-    for start in range(0, max(len(metrics), 1), per_table):
-        chunk = ["seeds", *metrics[start : start + per_table]]
-        rich_table = Table(title=title if start == 0 else None)
+    chunks: list[list[str]] = [[]]
+    for col in metrics:
+        family = col.split(".", 1)[0].split(" ", 1)[0]
+        last = chunks[-1][-1].split(".", 1)[0].split(" ", 1)[0] if chunks[-1] else None
+        if len(chunks[-1]) >= per_table and family != last:
+            chunks.append([])
+        chunks[-1].append(col)
+    for i, chunk in enumerate(chunks):
+        rich_table = Table(title=title if i == 0 else None)
         for name in table.index.names:
             rich_table.add_column(str(name), overflow="fold")
-        for col in chunk:
+        for col in ["seeds", *chunk]:
             rich_table.add_column(str(col), justify="right", overflow="fold")
-        for index, row in table[chunk].iterrows():
+        for index, row in table[["seeds", *chunk]].iterrows():
             keys = index if isinstance(index, tuple) else (index,)
             rich_table.add_row(*(str(k) for k in keys), *(str(v) for v in row))
         console.print(rich_table)
+
+
+@cli.command()
+@click.argument("suite", type=click.Path(dir_okay=False))
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["csv", "parquet", "json"]),
+    default="csv",
+    show_default=True,
+    help="File format (json: {suite, config, rows}).",
+)
+@click.option("--out", "out", default=None, type=click.Path(), help="File [default: stdout].")
+@click.option("--tracking-uri", default=None, help="MLflow tracking URI.")
+def results(suite: str, fmt: str, out: str | None, tracking_uri: str | None) -> None:
+    """Export SUITE's results as data: one row per cell (its latest run) with params,
+    metrics, status, seconds, run id, plugin versions and git commit.
+
+    Example: harness results suites/smoke.yaml --format parquet --out smoke.parquet
+    """
+    import json
+
+    from harness.report import tidy_results
+    from harness.tracking import Tracker
+
+    _, spec = _suite(suite)
+    tracker = Tracker(tracking_uri)
+    experiment = tracker.experiment_id(spec.name)
+    if experiment is None:
+        raise SuiteError(f"Suite '{spec.name}' has no runs in {tracker.uri}; run it first.")
+    table = tidy_results(tracker.results(experiment, [c.cell_hash for c in spec.cells]))
+    if fmt == "parquet" and out is None:
+        raise click.UsageError("--format parquet needs --out FILE (it is a binary format).")
+    if fmt == "csv":
+        text = table.to_csv(index=False)
+    elif fmt == "json":
+        rows = json.loads(table.to_json(orient="records"))
+        text = json.dumps({"suite": spec.name, "config": spec.expanded, "rows": rows}, indent=1)
+    else:
+        table.to_parquet(out, index=False)
+    if fmt != "parquet":
+        if out is None:
+            click.echo(text, nl=False)
+        else:
+            Path(out).write_text(text)
+    if out is not None:
+        err_console.print(f"{len(table)} cells of {spec.name} -> {out}")
 
 
 # -- validate, list, report, ui --------------------------------------------------------------

@@ -12,7 +12,7 @@ import base64
 import html
 import logging
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -23,12 +23,20 @@ from harness.components import Curve, Skip, params_fields
 from harness.registry import Registry
 
 __all__ = [
+    "best_methods",
     "column_label",
+    "declared_params",
+    "described_facts",
     "direction",
+    "format_number",
     "mean_ci",
     "metric_columns",
+    "noise_floor",
     "problem_lines",
+    "summary_stats",
     "summary_table",
+    "tally",
+    "tidy_results",
     "write_report",
 ]
 
@@ -39,6 +47,11 @@ META = (
     "artifact_uri",
     "status",
     "reason",
+    "plugin",
+    "plugin_version",
+    "dataset_plugin",
+    "git_commit",
+    "start_time",
     "task",
     "dataset",
     "method",
@@ -78,8 +91,11 @@ def metric_columns(results: pd.DataFrame) -> list[str]:
     ]
 
 
-def _labels(results: pd.DataFrame, kind: str, registry: Registry | None) -> pd.Series:
-    """``name(p=v, ...)`` with the declared params that vary among cells of the same name.
+def _labels(
+    results: pd.DataFrame, kind: str, registry: Registry | None, all_params: bool = False
+) -> pd.Series:
+    """``name(p=v, ...)`` with the declared params that vary among cells of the same name
+    (every declared param with ``all_params``: a cell named in full).
 
     Facts from ``Dataset.describe`` are logged as ``dataset.<key>`` params too, but may vary
     with the seed; only fields of the component's ``Params`` (when the registry knows the
@@ -92,7 +108,8 @@ def _labels(results: pd.DataFrame, kind: str, registry: Registry | None) -> pd.S
             c
             for c in group.columns
             if c.startswith(f"{kind}.")
-            and group[c].nunique() > 1
+            and group[c].notna().any()
+            and (all_params or group[c].nunique() > 1)
             and (declared is None or c.split(".", 1)[1] in declared)
         ]
         if cols:
@@ -133,20 +150,69 @@ def column_label(column: str, task: str, registry: Registry | None) -> str:
     return column + arrow
 
 
-def summary_table(results: pd.DataFrame, registry: Registry | None = None) -> pd.DataFrame:
-    """Methods by metric for one task: ``"mean ± half-width"`` strings, one truth per cell.
+def format_number(value: float, digits: int = 3, noise: float = 0.0) -> str:
+    """``value`` to ``digits`` significant digits; ``"0"`` when ``|value| <= noise``.
 
-    Every row of ``results`` is the latest run of its cell. Means and CIs use the ``ok``
-    cells only; a configuration with failed or timed-out cells says so in ``seeds``
-    (``"2 of 3 (1 failed)"``), and one with no ok cell shows ``failed`` in every metric
-    column: an older success is never shown in its place.
+    ``noise`` is the level below which a value is numerical noise, not data (e.g.
+    ``-2.22e-13`` next to values of order 1): :func:`noise_floor` gives it for a column.
 
-    :param results: rows of one task, in suite order (see
-        :meth:`harness.tracking.Tracker.results`).
-    :param registry: tells declared params from described facts in row labels and gives
-        each metric's direction (columns are labelled ``name ↑`` or ``name ↓``).
-    :returns: a DataFrame indexed by (dataset, method) labels in suite order, ``seeds``
-        then one column per metric.
+    Examples
+    --------
+    >>> format_number(0.03799711350757817)
+    '0.038'
+    >>> format_number(-2.22e-13, noise=1e-9)
+    '0'
+    >>> format_number(78840.4)
+    '7.88e+04'
+    """
+    if value is None or not math.isfinite(value):
+        return "" if value is None or math.isnan(value) else str(value)
+    if abs(value) <= noise:
+        return "0"
+    return f"{value:.{digits}g}"
+
+
+def noise_floor(values: Any) -> float:
+    """The magnitude below which a value of this column is float round-off: ``1e-9`` times
+    the largest finite magnitude in it (relative double-precision noise after the
+    arithmetic of a metric), and at least ``1e-300``."""
+    x = np.abs(np.asarray(values, dtype=float))
+    x = x[np.isfinite(x)]
+    return max(1e-9 * float(x.max()), 1e-300) if x.size else 0.0
+
+
+def declared_params(results: pd.DataFrame, kind: str, registry: Registry | None) -> list[str]:
+    """The ``<kind>.<p>`` columns of a results table that are declared params of the
+    components (``Params`` fields), not facts from ``Dataset.describe`` (which arrive as
+    ``dataset.<key>`` too). Without a registry every ``<kind>.`` column counts.
+
+    :param kind: ``"dataset"`` or ``"method"``.
+    :returns: column names, in table order.
+    """
+    cols = [c for c in results.columns if c.startswith(f"{kind}.")]
+    if registry is None or results.empty:
+        return cols
+    declared: set[str] = set()
+    for (task, name), _ in results.groupby(["task", kind]):
+        fields = _declared(registry, kind, str(task), str(name))
+        declared |= set(fields) if fields is not None else {c.split(".", 1)[1] for c in cols}
+    return [c for c in cols if c.split(".", 1)[1] in declared]
+
+
+def described_facts(results: pd.DataFrame, registry: Registry | None) -> list[str]:
+    """The ``dataset.<key>`` columns that are ``Dataset.describe()`` facts, not params."""
+    declared = set(declared_params(results, "dataset", registry))
+    return [c for c in results.columns if c.startswith("dataset.") and c not in declared]
+
+
+def summary_stats(results: pd.DataFrame, registry: Registry | None = None) -> pd.DataFrame:
+    """Numbers behind the summary table, one row per (dataset, method, metric), one truth
+    per cell (see :func:`summary_table`).
+
+    :param results: rows of one task, in suite order (:meth:`Tracker.results`).
+    :returns: columns ``task, dataset, method, metric, higher_is_better, n, n_failed, mean,
+        std_error, ci_low, ci_high`` (95% Student-t interval over the ok seeds), in suite
+        order; empty when no configuration has an ok or failed cell.
     """
     if results.empty:
         return pd.DataFrame()
@@ -156,41 +222,177 @@ def summary_table(results: pd.DataFrame, registry: Registry | None = None) -> pd
     )
     task = str(results["task"].iloc[0])
     metrics = [m for m in metric_columns(results) if results[m].notna().any()]
-    rows = {}
-    for key, group in frame.groupby(["_dataset", "_method"], sort=False):
+    rows = []
+    for (dataset, method), group in frame.groupby(["_dataset", "_method"], sort=False):
         ok = group[group["status"] == "ok"]
         bad = group[group["status"].isin(["failed", "timeout"])]
         if ok.empty and bad.empty:  # only skipped cells: listed under the table instead
             continue
-        seeds = str(len(ok))
-        if len(bad):
-            kinds = ", ".join(f"{n} {s}" for s, n in bad["status"].value_counts().items())
-            seeds = f"{len(ok)} of {len(ok) + len(bad)} ({kinds})"
-        row = {"seeds": seeds}
         for metric in metrics:
             mean, half, n = mean_ci(ok[metric]) if len(ok) else (math.nan, math.nan, 0)
-            if n == 0:
-                row[metric] = "failed" if len(ok) == 0 and len(bad) else ""
-            else:
-                row[metric] = f"{mean:.4g}" + ("" if n < 2 else f" ± {half:.2g}")
-        rows[key] = row
-    if not rows:
+            se = half / _t975(n) if n >= 2 else math.nan
+            rows.append(
+                {
+                    "task": task,
+                    "dataset": dataset,
+                    "method": method,
+                    "metric": metric,
+                    "higher_is_better": direction(metric, task, registry),
+                    "n": n,
+                    "n_ok": len(ok),
+                    "n_failed": int((bad["status"] == "failed").sum()),
+                    "n_timeout": int((bad["status"] == "timeout").sum()),
+                    "mean": mean,
+                    "std_error": se,
+                    "ci_low": mean - half if n >= 2 else math.nan,
+                    "ci_high": mean + half if n >= 2 else math.nan,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def tidy_results(results: pd.DataFrame) -> pd.DataFrame:
+    """One row per cell for export (``harness results``): identity, status, params,
+    metrics, seconds (``time.<phase>``), then provenance (run id, cell hash, plugin and
+    version, git commit, start time in ms since the epoch). Metric values are floats;
+    params stay as MLflow stores them (strings)."""
+    if results.empty:
+        return results
+    first = ["task", "dataset", "method", "seed", "status", "reason"]
+    params = [c for c in results.columns if c.startswith(PARAM_PREFIXES)]
+    metrics = metric_columns(results)
+    seconds = [c for c in results.columns if c.startswith("time.")]
+    skipped = [c for c in results.columns if c.startswith(SKIPPED_PREFIX)]
+    last = ["run_id", "cell_hash", "plugin", "plugin_version", "dataset_plugin"]
+    last += ["git_commit", "start_time"]
+    order = [*first, *params, *metrics, *seconds, *skipped, *last]
+    out = results[[c for c in order if c in results.columns]].copy()
+    out["seed"] = pd.to_numeric(out["seed"], errors="coerce").astype("Int64")
+    return out.reset_index(drop=True)
+
+
+def _t975(n: int) -> float:
+    from scipy import stats
+
+    return float(stats.t.ppf(0.975, n - 1))
+
+
+def summary_table(results: pd.DataFrame, registry: Registry | None = None) -> pd.DataFrame:
+    """Methods by metric for one task: ``"mean ± half-width"`` strings, one truth per cell.
+
+    Every row of ``results`` is the latest run of its cell. Means and CIs use the ``ok``
+    cells only; a configuration with failed or timed-out cells says so in ``seeds``
+    (``"2 of 3 (1 failed)"``), and one with no ok cell shows ``failed`` in every metric
+    column: an older success is never shown in its place. Numbers have 3 significant digits
+    (half-widths 2); values below the column's :func:`noise_floor` print as ``0``.
+
+    :param results: rows of one task, in suite order (see
+        :meth:`harness.tracking.Tracker.results`).
+    :param registry: tells declared params from described facts in row labels and gives
+        each metric's direction (columns are labelled ``name ↑`` or ``name ↓``).
+    :returns: a DataFrame indexed by (dataset, method) labels in suite order, ``seeds``
+        then one column per metric, a dict metric's keys side by side.
+    """
+    stats = summary_stats(results, registry)
+    if stats.empty:
         return pd.DataFrame()
+    task = str(stats["task"].iloc[0])
+    floors = {m: noise_floor(g["mean"]) for m, g in stats.groupby("metric", sort=False)}
+    rows: dict[tuple[str, str], dict[str, str]] = {}
+    for record in stats.itertuples(index=False):
+        key = (record.dataset, record.method)
+        if key not in rows:
+            failed = {"failed": record.n_failed, "timeout": record.n_timeout}
+            total = record.n_ok + sum(failed.values())
+            kinds = ", ".join(f"{n} {s}" for s, n in failed.items() if n)
+            seeds = f"{record.n_ok} of {total} ({kinds})" if kinds else str(record.n_ok)
+            rows[key] = {"seeds": seeds}
+        noise = floors[record.metric]
+        if record.n == 0:
+            text = "failed" if record.n_ok == 0 else ""
+        elif record.n < 2:
+            text = format_number(record.mean, noise=noise)
+        else:
+            half = record.ci_high - record.mean
+            text = f"{format_number(record.mean, noise=noise)} ± " + format_number(
+                half, digits=2, noise=max(noise, 1e-9 * abs(record.mean))
+            )
+        rows[key][record.metric] = text
     table = pd.DataFrame.from_dict(rows, orient="index")
     table.index = pd.MultiIndex.from_tuples(table.index, names=["dataset", "method"])
+    metrics = sorted(
+        (c for c in table.columns if c != "seeds"), key=_metric_order(list(table.columns))
+    )
+    table = table[["seeds", *metrics]]
     return table.rename(columns={m: column_label(m, task, registry) for m in metrics})
 
 
-def problem_lines(results: pd.DataFrame) -> list[str]:
-    """What a table leaves out, one line each: failed and timed-out cells (with their
-    reason), skipped cells and skipped metrics grouped by reason."""
+def _metric_order(columns: list[str]) -> Any:
+    """Sort key keeping a dict metric's keys (``power.rate``, ``power.high``) together, in
+    order of first appearance of the metric."""
+    first: dict[str, int] = {}
+    for i, col in enumerate(columns):
+        first.setdefault(col.split(".", 1)[0], i)
+    return lambda col: (first[col.split(".", 1)[0]], columns.index(col))
+
+
+def best_methods(stats: pd.DataFrame) -> pd.DataFrame:
+    """Per dataset and metric with a direction, the method with the best mean and the
+    methods tied with it (their 95% CIs overlap the best's).
+
+    :param stats: :func:`summary_stats` of one task.
+    :returns: columns ``dataset, metric, best, mean, tied`` (comma-separated method labels,
+        ``""`` when the best is clear), in suite order.
+    """
+    if stats.empty:
+        return pd.DataFrame(columns=["dataset", "metric", "best", "mean", "tied"])
+    rows = []
+    usable = stats[stats["higher_is_better"].notna() & (stats["n"] > 0)]
+    for (dataset, metric), group in usable.groupby(["dataset", "metric"], sort=False):
+        if group["method"].nunique() < 2:
+            continue
+        higher = bool(group["higher_is_better"].iloc[0])
+        best = group.loc[group["mean"].idxmax() if higher else group["mean"].idxmin()]
+        lo = best["ci_low"] if math.isfinite(best["ci_low"]) else best["mean"]
+        hi = best["ci_high"] if math.isfinite(best["ci_high"]) else best["mean"]
+        others = group[group["method"] != best["method"]]
+        overlap = others[
+            (others["ci_high"].fillna(others["mean"]) >= lo)
+            & (others["ci_low"].fillna(others["mean"]) <= hi)
+        ]
+        rows.append(
+            {
+                "dataset": dataset,
+                "metric": metric + (" ↑" if higher else " ↓"),
+                "best": best["method"],
+                "mean": format_number(best["mean"], noise=noise_floor(group["mean"])),
+                "tied": ", ".join(overlap["method"]),
+            }
+        )
+    return pd.DataFrame(rows, columns=["dataset", "metric", "best", "mean", "tied"])
+
+
+def problem_lines(
+    results: pd.DataFrame,
+    registry: Registry | None = None,
+    link: Callable[[str], str] | None = None,
+) -> list[str]:
+    """What a table leaves out, one line each: every failed or timed-out cell named in full
+    (task, dataset and method with their params, seed, run id and, with ``link``, its UI
+    address) with its reason; skipped cells and skipped metrics grouped by reason.
+
+    :param link: ``run_id -> URL`` of the run's page, when a UI address is known.
+    """
     if results.empty:
         return []
     lines = []
-    for _, row in results[results["status"].isin(["failed", "timeout"])].iterrows():
+    datasets = _labels(results, "dataset", registry, all_params=True)
+    methods = _labels(results, "method", registry, all_params=True)
+    for i, row in results[results["status"].isin(["failed", "timeout"])].iterrows():
+        run = link(row["run_id"]) if link else row["run_id"]
         lines.append(
-            f"{row['status']}: {row['dataset']} / {row['method']} seed={row['seed']}:"
-            f" {row.get('reason', '')}"
+            f"{row['status']}: {row['task']} {datasets[i]} {methods[i]} seed={row['seed']}"
+            f" (run {run}): {row.get('reason', '')}"
         )
     skipped = results[results["status"] == "skipped"]
     for reason, group in skipped.groupby("reason", sort=False):
@@ -200,6 +402,14 @@ def problem_lines(results: pd.DataFrame) -> list[str]:
         for reason, group in results.groupby(col, sort=False):
             lines.append(f"metric '{metric}' skipped on {len(group)} cell(s): {reason}")
     return lines
+
+
+def tally(results: pd.DataFrame) -> str:
+    """pytest's closing line for a suite: ``"2,289 ok, 90 skipped, 0 failed, 0 timed out"``
+    over the latest run of each cell."""
+    counts = results["status"].value_counts() if not results.empty else pd.Series(dtype=int)
+    names = {"ok": "ok", "skipped": "skipped", "failed": "failed", "timeout": "timed out"}
+    return ", ".join(f"{int(counts.get(k, 0)):,} {v}" for k, v in names.items())
 
 
 class _LazyCurves(Mapping):
@@ -230,6 +440,7 @@ class _LazyCurves(Mapping):
 
 def _markdown(table: pd.DataFrame) -> str:
     frame = table.reset_index() if table.index.name or table.index.names[0] else table
+    frame = _formatted(frame)
     cols = [str(c) for c in frame.columns]
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for row in frame.itertuples(index=False):
@@ -237,13 +448,48 @@ def _markdown(table: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+def _formatted(frame: pd.DataFrame) -> pd.DataFrame:
+    """Float columns as text with 3 significant digits (round-off noise as 0)."""
+    out = frame.copy()
+    for col in out.columns:
+        if pd.api.types.is_float_dtype(out[col]):
+            noise = noise_floor(out[col])
+            out[col] = [format_number(v, noise=noise) for v in out[col]]
+    return out
+
+
+def _html_table(table: pd.DataFrame, collapse_over: int = 25) -> str:
+    """A table as HTML; one longer than ``collapse_over`` rows is folded (click to open)."""
+    text = _formatted(table).to_html(border=0)
+    if len(table) <= collapse_over:
+        return text
+    return f"<details><summary>{len(table)} rows (click to open)</summary>{text}</details>"
+
+
+def _anchor(*parts: str) -> str:
+    return "-".join("".join(ch if ch.isalnum() else "-" for ch in p) for p in parts)
+
+
 def write_report(
-    results: pd.DataFrame, registry: Registry, tracker: Any, title: str, out: Path
+    results: pd.DataFrame,
+    registry: Registry,
+    tracker: Any,
+    title: str,
+    out: Path,
+    link: Callable[[str], str] | None = None,
 ) -> list[str]:
     """Write the report folder of one suite and return the problems met (report errors).
 
-    :param results: every cell of the suite (:meth:`Tracker.results`).
+    ``report.html`` opens with a table of contents and, per task, a short summary: the
+    cell tally and the best method per dataset and metric by the metric's direction, ties
+    by overlapping 95% CIs. Then, per task, the mean ± CI table (folded when long), what
+    it leaves out (failed cells, skipped metrics), and every plugin report's figures and
+    tables. ``<task>-summary.csv`` holds the numbers (mean, standard error, CI bounds, n);
+    ``<task>-mean-ci.csv`` the table as shown.
+
+    :param results: every cell of the suite (:meth:`Tracker.results`), in suite order.
     :param out: the folder; created, files in it overwritten.
+    :param link: ``run_id -> URL`` for failed cells' run pages.
     """
     import matplotlib
 
@@ -251,20 +497,36 @@ def write_report(
     import matplotlib.pyplot as plt
 
     out.mkdir(parents=True, exist_ok=True)
-    md = [f"# {title}", ""]
-    body = [f"<h1>{html.escape(title)}</h1>"]
+    md = [f"# {title}", "", tally(results), ""]
+    head = [f"<h1>{html.escape(title)}</h1>", f"<p>{html.escape(tally(results))}</p>"]
+    toc: list[str] = []
+    body: list[str] = []
     problems = []
-    for task in sorted(results["task"].dropna().unique()):
+    for task in dict.fromkeys(results["task"].dropna()):
         rows = results[results["task"] == task].reset_index(drop=True)
-        counts = ", ".join(f"{n} {status}" for status, n in rows["status"].value_counts().items())
-        md += [f"## {task}", "", f"Cells: {counts}", ""]
-        body += [f"<h2>{html.escape(task)}</h2>", f"<p>Cells: {html.escape(str(counts))}</p>"]
+        stats = summary_stats(rows, registry)
         table = summary_table(rows, registry)
+        best = best_methods(stats)
+        anchor = _anchor("task", task)
+        toc.append(f'<li><a href="#{anchor}">{html.escape(task)}</a> ({tally(rows)})<ul>')
+        md += [f"## {task}", "", tally(rows), ""]
+        body += [f'<h2 id="{anchor}">{html.escape(task)}</h2>', f"<p>{tally(rows)}</p>"]
+        head += [f"<h3>{html.escape(task)}</h3>", f"<p>{html.escape(tally(rows))}</p>"]
+        if not best.empty:
+            caption = "Best method per dataset and metric (tied: 95% CIs overlap the best's)"
+            head += [f"<p>{caption}:</p>", _html_table(best.set_index("dataset"), 12)]
+            md += [f"{caption}:", "", _markdown(best.set_index("dataset")), ""]
         if not table.empty:
+            stats.to_csv(out / f"{task}-summary.csv", index=False)
             table.to_csv(out / f"{task}-mean-ci.csv")
-            md += ["Mean ± 95% CI over seeds.", "", _markdown(table), ""]
-            body.append(table.to_html())
-        notes = problem_lines(rows)
+            md += ["Mean ± 95% CI over ok seeds.", "", _markdown(table), ""]
+            table_anchor = _anchor(task, "table")
+            toc.append(f'<li><a href="#{table_anchor}">mean ± 95% CI table</a></li>')
+            body += [
+                f'<h3 id="{table_anchor}">Mean ± 95% CI over ok seeds</h3>',
+                _html_table(table),
+            ]
+        notes = problem_lines(rows, registry, link)
         if notes:
             md += [f"- {line}" for line in notes] + [""]
             body.append(
@@ -285,26 +547,34 @@ def write_report(
                 continue
             for item_name, item in items.items():
                 stem = f"{task}-{item_name}"
+                item_anchor = _anchor(task, item_name)
+                toc.append(f'<li><a href="#{item_anchor}">{html.escape(item_name)}</a></li>')
+                heading = f'<h3 id="{item_anchor}">{html.escape(item_name)}</h3>'
                 if isinstance(item, pd.DataFrame):
                     item.to_csv(out / f"{stem}.csv")
                     md += [f"### {item_name}", "", _markdown(item), ""]
-                    body += [f"<h3>{html.escape(item_name)}</h3>", item.to_html()]
+                    body += [heading, _html_table(item)]
                 else:
-                    item.savefig(out / f"{stem}.png", dpi=110, bbox_inches="tight")
+                    item.savefig(out / f"{stem}.png", dpi=100, bbox_inches="tight")
                     plt.close(item)
                     md += [f"### {item_name}", "", f"![{item_name}]({stem}.png)", ""]
                     data = base64.b64encode((out / f"{stem}.png").read_bytes()).decode()
                     body += [
-                        f"<h3>{html.escape(item_name)}</h3>",
+                        heading,
                         f'<img alt="{html.escape(item_name)}" src="data:image/png;base64,{data}">',
                     ]
+        toc.append("</ul></li>")
     (out / "report.md").write_text("\n".join(md))
     style = (
-        "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
-        "td,th{border:1px solid #ccc;padding:2px 6px}img{max-width:100%}"
+        "body{font-family:sans-serif;margin:2em;max-width:80em}"
+        "table{border-collapse:collapse;font-size:90%}"
+        "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}"
+        "img{max-width:100%}nav{columns:2;font-size:90%}summary{cursor:pointer}"
     )
+    contents = "<nav><h2>Contents</h2><ul>" + "".join(toc) + "</ul></nav>"
     (out / "report.html").write_text(
         f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
-        f"<style>{style}</style></head><body>{''.join(body)}</body></html>"
+        f"<style>{style}</style></head><body>{''.join(head)}{contents}{''.join(body)}"
+        "</body></html>"
     )
     return problems

@@ -1,6 +1,7 @@
 """Everything that talks to MLflow: experiments, suite and cell runs, resume, read-back.
 
-Layout (docs/design.md, "MLflow layout"): one experiment per suite name; one parent run per ``harness run``
+Layout (docs/design.md, "MLflow layout"): one experiment per suite name; one parent run per
+``harness run``
 (tag ``harness.kind=suite``); one child run per cell (``harness.kind=cell``,
 ``mlflow.parentRunId``) with the cell's params, metrics (curves as step metrics, at most
 ``CURVE_POINTS`` points, plus the full curve as ``curves/<metric>.csv``), status tags,
@@ -35,7 +36,15 @@ from harness.components import Curve
 from harness.runner import CellResult
 from harness.suite import Cell, Suite
 
-__all__ = ["DEFAULT_URI", "SuiteProcess", "Tracker", "resolve_uri", "run_name", "ui_path"]
+__all__ = [
+    "DEFAULT_URI",
+    "SuiteProcess",
+    "Tracker",
+    "resolve_uri",
+    "run_name",
+    "ui_link",
+    "ui_path",
+]
 
 DEFAULT_URI = "sqlite:///mlflow/mlflow.db"
 _MAX_PARAMS, _MAX_ENTITIES = 100, 1000  # mlflow.utils.validation batch limits
@@ -66,6 +75,20 @@ def ui_path(experiment_id: str) -> str:
     group by, parallel coordinates) instead of its default GenAI overview.
     """
     return f"/#/experiments/{experiment_id}?workflowType=machine_learning"
+
+
+def ui_link(uri: str, experiment_id: str, run_id: str | None = None) -> str:
+    """The UI address of an experiment (or one run of it): the tracking server itself for
+    an ``http(s)://`` store, else ``harness ui``'s default ``http://127.0.0.1:5000``.
+    Credentials in the URI are left out."""
+    base = "http://127.0.0.1:5000"
+    if uri.startswith(("http://", "https://")):
+        parts = urllib.parse.urlsplit(uri)
+        base = f"{parts.scheme}://{parts.hostname}" + (f":{parts.port}" if parts.port else "")
+        base += parts.path.rstrip("/")
+    if run_id is None:
+        return base + ui_path(experiment_id)
+    return f"{base}/#/experiments/{experiment_id}/runs/{run_id}"
 
 
 def git_commit() -> str | None:
@@ -426,6 +449,11 @@ class Tracker:
                     "run_id": run.info.run_id,
                     "artifact_uri": run.info.artifact_uri,
                     "reason": tags.get("harness.reason", ""),
+                    "plugin": tags.get("harness.plugin"),
+                    "plugin_version": tags.get("harness.plugin_version"),
+                    "dataset_plugin": tags.get("harness.dataset_plugin"),
+                    "git_commit": tags.get("mlflow.source.git.commit"),
+                    "start_time": run.info.start_time,
                     **run.data.params,
                     **run.data.metrics,
                     **{

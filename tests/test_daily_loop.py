@@ -1,0 +1,129 @@
+"""The daily loop (issue 14) through the real CLI: the closing tally, failure lines that name
+the cell in full, results as data, and a report you can scan."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from harness.report import format_number, summary_stats, summary_table
+
+HARNESS = str(Path(sys.executable).with_name("harness"))
+
+SUITE = """
+name: daily
+seeds: [0, 1, 2]
+runs:
+  - task: toy
+    datasets: [{name: noise, grid: {n: [3, 30]}}]
+    methods: [mean, {name: mean, params: {shift: 5.0}}, boom, skipper]
+    metrics: [abs-error, stats, never]
+"""
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory, _empty_store):
+    """One real `harness run` of SUITE (module-scoped: the tests below read its outputs)."""
+    import os
+    import shutil
+
+    tmp = tmp_path_factory.mktemp("daily")
+    shutil.copy(_empty_store, tmp / "mlflow.db")
+    store = f"sqlite:///{tmp}/mlflow.db"
+    site = tmp / "site"
+    info = site / "harness_toy-0.1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: harness-toy\nVersion: 0.1.0\n")
+    (info / "entry_points.txt").write_text("[harness]\ntoy = toy_plugin\n")
+    shutil.copy(Path(__file__).with_name("toy_plugin.py"), site / "toy_plugin.py")
+    from importlib.metadata import entry_points
+
+    env = dict(os.environ, PYTHONPATH=str(site))
+    others = {ep.name for ep in entry_points(group="harness")} - {"toy"}
+    env["HARNESS_DISABLE_PLUGINS"] = ",".join(sorted(others))
+    suite = tmp / "daily.yaml"
+    suite.write_text(textwrap.dedent(SUITE))
+    cmd = [HARNESS, "run", str(suite), "--tracking-uri", store, "--report-dir", str(tmp)]
+    run = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+    return {"run": run, "tmp": tmp, "store": store, "env": env, "suite": suite}
+
+
+def test_the_run_ends_with_one_tally_line(finished):
+    run = finished["run"]
+    assert run.returncode == 1  # boom fails
+    last = run.stdout.strip().splitlines()[-1]
+    assert last.startswith("12 ok, 6 skipped, 6 failed, 0 timed out in "), last
+
+
+def test_a_failure_line_names_the_cell_in_full_with_its_run(finished):
+    lines = [ln for ln in finished["run"].stdout.splitlines() if "failed: toy" in ln]
+    assert len(lines) == 6
+    assert len(set(lines)) == 6  # n=3 and n=30 are told apart (before: printed twice)
+    line = next(ln for ln in lines if "noise(n=30, scale=1.0)" in ln and "seed=2" in ln)
+    assert "boom" in line and "RuntimeError: boom" in line
+    assert "(run http://127.0.0.1:5000/#/experiments/" in line
+
+
+def test_results_export_numbers_status_and_provenance(finished):
+    base = [HARNESS, "results", str(finished["suite"]), "--tracking-uri", finished["store"]]
+    csv = subprocess.run(base, env=finished["env"], capture_output=True, text=True, timeout=120)
+    assert csv.returncode == 0, csv.stderr
+    table = pd.read_csv(pd.io.common.StringIO(csv.stdout))
+    assert len(table) == 24
+    assert {"seed", "status", "run_id", "plugin_version", "dataset.n", "time.run"} <= set(
+        table.columns
+    )
+    assert table["abs-error"].dtype == float
+    out = finished["tmp"] / "daily.parquet"
+    subprocess.run(
+        [*base, "--format", "parquet", "--out", str(out)], env=finished["env"], check=True
+    )
+    assert pd.read_parquet(out)["status"].value_counts().to_dict() == {
+        "ok": 12,
+        "skipped": 6,
+        "failed": 6,
+    }
+    blob = subprocess.run(
+        [*base, "--format", "json"], env=finished["env"], capture_output=True, text=True
+    )
+    data = json.loads(blob.stdout)
+    assert data["suite"] == "daily" and len(data["rows"]) == 24 and data["config"]["runs"]
+
+
+def test_the_report_opens_with_contents_and_a_summary_and_writes_numbers(finished):
+    folder = finished["tmp"] / "daily"
+    page = (folder / "report.html").read_text()
+    assert page.index("Contents") < page.index("Mean ± 95% CI over ok seeds")
+    assert "Best method per dataset and metric" in page
+    numbers = pd.read_csv(folder / "toy-summary.csv")
+    assert {"mean", "std_error", "ci_low", "ci_high", "n"} <= set(numbers.columns)
+    assert numbers["mean"].dtype == float
+
+
+def test_round_off_noise_prints_as_zero_and_sub_keys_stay_together(registry):
+    rows = pd.DataFrame(
+        {
+            "cell_hash": list("ab"),
+            "run_id": list("ab"),
+            "task": ["toy"] * 2,
+            "dataset": ["noise"] * 2,
+            "method": ["mean"] * 2,
+            "seed": ["0", "1"],
+            "status": ["ok"] * 2,
+            "stats.min": [-2.22e-13, 2.22e-13],
+            "abs-error": [1.0, 1.0],
+            "stats.max": [3.0, 3.0],
+        }
+    )
+    table = summary_table(rows, registry)
+    assert list(table.columns) == ["seeds", "stats.min", "stats.max", "abs-error ↓"]
+    assert table.iloc[0]["stats.min"].startswith("0 ± ")
+    assert table.iloc[0]["abs-error ↓"] == "1 ± 0"
+    assert summary_stats(rows, registry)["std_error"].iloc[1] == 0.0
+    assert format_number(0.03799711350757817) == "0.038"
