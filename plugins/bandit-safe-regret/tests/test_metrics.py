@@ -83,3 +83,19 @@ def test_metrics_on_a_run_are_consistent():
     assert RegretVsComparator().compute(data, out).final == pytest.approx(-payoff)
     assert RegretVsBest().compute(data, out).final == pytest.approx(3000 - payoff)
     assert 0 < payoff < 3000
+
+
+def test_exploitation_slope_on_hand_values_and_on_always_rock():
+    from harness_bandit_safe_regret.metrics import ExploitationSlope
+
+    # last 2 of 4 rounds: Alice 1, 1; comparator 0, 0; best cumulative 1 -> 3
+    metric = ExploitationSlope(ExploitationSlope.Params(fraction=0.5))
+    assert metric.compute(None, _output()) == {"gain": 1.0, "best_gain": 1.0}
+    # EXP3 against always-Rock: the best response (paper) gains exactly 1 per round over the
+    # uniform comparator; EXP3's late gain is below it but positive
+    data = RockPaperScissors().load(RockPaperScissors.Params(T=3000, opponent="fixed"), 0)
+    value = ExploitationSlope().compute(data, Exp3Method().run(data, Exp3Method.Params(), 0))
+    assert value["best_gain"] == pytest.approx(1.0, abs=1e-12)
+    assert 0 < value["gain"] < 1.0
+    with pytest.raises(ValueError, match="fraction"):
+        ExploitationSlope.Params(fraction=0.0)

@@ -49,6 +49,7 @@ def harness_metrics():
         metrics.CumulativePayoff,
         metrics.MaxPrefixLoss,
         metrics.FinalAlpha,
+        metrics.ExploitationSlope,
     ]
 
 

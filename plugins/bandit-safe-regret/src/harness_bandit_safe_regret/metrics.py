@@ -16,6 +16,7 @@ from harness_bandit_safe_regret.data import GameData, PlayOutput
 
 __all__ = [
     "CumulativePayoff",
+    "ExploitationSlope",
     "FinalAlpha",
     "MaxPrefixLoss",
     "RegretVsBest",
@@ -221,4 +222,54 @@ class FinalAlpha(Metric):
             "alpha": float(output.alpha[-1]),
             "n_switches": float(switches.size),
             "first_switch": float(switches[0]) if switches.size else float(output.T + 1),
+        }
+
+
+@dataclass
+class SlopeParams:
+    """The final window of rounds over which the exploitation slope is averaged."""
+
+    fraction: float = 0.1
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.fraction <= 1.0:
+            raise ValueError(f"fraction must be in (0, 1], got {self.fraction}")
+
+
+class ExploitationSlope(Metric):
+    """Final exploitation slope: per-round gain over mu_c in the last rounds, and the best's.
+
+    Source: shared/papers/bandit-safe-regret.md §5 ("final exploitation slope"); Müller et
+    al., ICML 2025 (against an exploitable opponent phased aggression's slope tends to the
+    best response's gain g).
+
+    Parameters
+    ----------
+    fraction : float, default=0.1
+        The window is the last ceil(fraction T) rounds, in (0, 1].
+
+    Returns
+    -------
+    dict
+        ``gain``: mean over the window of V(p_t, nu_t) - V(mu_c, nu_t), payoff units per
+        round (expected values). ``best_gain``: the same for the best fixed strategy in
+        hindsight, (best_cumulative[T] - best_cumulative[T - w]) / w minus the comparator's
+        mean payoff over the window; against a stationary opponent it is the best
+        response's gain g exactly (Kuhn, always-bet/call, epsilon = 0.1: 1/6 - 0.03438).
+    """
+
+    name = "exploitation-slope"
+    task = TASK
+    higher_is_better = True
+    Params = SlopeParams
+
+    def compute(self, data: GameData, output: PlayOutput) -> dict[str, float]:
+        T = output.T
+        w = max(1, int(np.ceil(self.params.fraction * T)))
+        comparator = float(output.comparator_payoff[-w:].mean())
+        start = output.best_cumulative[T - w - 1] if w < T else 0.0
+        best = float((output.best_cumulative[-1] - start) / w)
+        return {
+            "gain": float(output.expected_payoff[-w:].mean()) - comparator,
+            "best_gain": best - comparator,
         }

@@ -244,13 +244,14 @@ class RegretVsHorizon(Report):
     @staticmethod
     def _summary(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
         names = ["regret-vs-comparator", "regret-vs-best", "cumulative-payoff", "max-prefix-loss"]
-        names += ["final-alpha.alpha"]
+        names += ["final-alpha.alpha", "final-alpha.first_switch", "final-alpha.n_switches"]
+        names += ["exploitation-slope.gain", "exploitation-slope.best_gain"]
         rows = []
         for key, group in frame.groupby(keys):
             row = dict(zip(["dataset", "opponent", "method", "T"], key, strict=True))
             for name in [n for n in names if n in group]:
                 mean, half = mean_ci(group[name].astype(float).to_numpy())
-                row[name] = f"{mean:.2f} ± {half:.2f}"
+                row[name] = f"{mean:.4g} ± {half:.2g}"
             rows.append(row)
         return pd.DataFrame(rows)
 

@@ -19,8 +19,8 @@ import math
 
 import numpy as np
 
-from harness_bandit_safe_regret.data import GameData, PlayOutput, seat_rounds
-from harness_bandit_safe_regret.extensive import ExtensiveSeat, Treeplex
+from harness_bandit_safe_regret.data import GameData, PlayOutput
+from harness_bandit_safe_regret.extensive import ExtensiveSeat, Treeplex, normal_form_image
 
 __all__ = ["Ixomd", "SequenceFormPhasedAggression", "simulate_sequence_form"]
 
@@ -188,7 +188,7 @@ class SequenceFormPhasedAggression:
         loss = (1.0 - payoff) * 0.5
         prob = self._x[last]
         self.learners[seat].update(last, loss, prob)
-        if math.inf == self.R:
+        if self.R == math.inf:
             return
         estimate = loss / prob
         self._Sc += self._xc[seat][last] * estimate
@@ -204,10 +204,9 @@ class SequenceFormPhasedAggression:
                 self.R = math.inf
 
 
-def _terminal_tables(seat: ExtensiveSeat) -> tuple[list, list]:
+def _terminal_tables(seat: ExtensiveSeat) -> list[list[tuple[int, int, float]]]:
     """Per chance outcome: lists of (Alice's last seq, opponent's last seq, payoff)."""
-    rows = [[(int(a), int(b), float(v)) for a, b, v in t] for t in seat.terminals]
-    return rows, [len(t) for t in rows]
+    return [[(int(a), int(b), float(v)) for a, b, v in t] for t in seat.terminals]
 
 
 def simulate_sequence_form(
@@ -261,7 +260,7 @@ def simulate_sequence_form(
         fixed = np.asarray(data.opponent_strategy[s])
         fixed_index.append(int(_plan_index_of_strategy(seat, fixed, opp_plans[s])))
     opp_last = [_last_sequence_lookup(seats[s], opp_plans[s]) for s in range(n_seats)]
-    tables = [_terminal_tables(seat)[0] for seat in seats]
+    tables = [_terminal_tables(seat) for seat in seats]
     n_outcomes = [len(t) for t in tables]
     deals = [rng.integers(n, size=T).tolist() for n in n_outcomes]
     u_alice = rng.random((T, max(len(s.alice.infosets) for s in seats)))
@@ -320,8 +319,7 @@ def simulate_sequence_form(
 
 
 def _plan_distribution(tree: Treeplex, pi: np.ndarray, plans: np.ndarray) -> np.ndarray:
-    from harness_bandit_safe_regret.extensive import normal_form_image
-
+    """Probability of each pure plan under the behavioural strategy ``pi`` (Kuhn 1953)."""
     return normal_form_image(tree, pi, plans)
 
 
@@ -397,8 +395,3 @@ def _forward_fill(values: np.ndarray, rounds: np.ndarray, T: int) -> np.ndarray:
     index[rounds] = np.arange(1, rounds.size + 1)
     index = np.maximum.accumulate(index)
     return np.concatenate([[0.0], values])[index]
-
-
-def seat_round_counts(data: GameData) -> list[int]:
-    """Rounds per seat (re-exported for the method's docstring)."""
-    return seat_rounds(data)
