@@ -158,6 +158,27 @@ def _cell_table(cells: list[Any], title: str) -> Table:
     return table
 
 
+class _Jobs(click.ParamType):
+    """``-j``: a count of worker processes >= 0, or ``auto`` (one per usable core)."""
+
+    name = "N|auto"
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> int:
+        if isinstance(value, int):
+            return value
+        if str(value).strip().lower() == "auto":
+            from harness.executors import auto_jobs
+
+            return auto_jobs()
+        try:
+            jobs = int(value)
+        except ValueError:
+            jobs = -1
+        if jobs < 0:
+            self.fail(f"'{value}' is not a number of workers >= 0 or 'auto'.", param, ctx)
+        return jobs
+
+
 # -- run ---------------------------------------------------------------------------------
 
 
@@ -166,18 +187,31 @@ def _cell_table(cells: list[Any], title: str) -> Table:
 @click.option(
     "-j",
     "--jobs",
-    default=1,
+    default="1",
     show_default=True,
-    type=click.IntRange(min=1),
-    help="Worker processes.",
+    type=_Jobs(),
+    help="Worker processes; 'auto': one per usable core; 0: run cells in this process.",
 )
 @click.option(
     "--executor",
     type=click.Choice(["local", "dask"]),
     default="local",
     show_default=True,
-    help="Where cells run: local worker processes or a dask "
-    "LocalCluster (needs dask[distributed]).",
+    help="Where cells run: local worker processes or dask (a LocalCluster of -j workers, "
+    "or the cluster at --scheduler; needs dask[distributed]).",
+)
+@click.option(
+    "--scheduler",
+    metavar="ADDRESS",
+    default=None,
+    help="Run on the existing dask cluster at ADDRESS (tcp://host:8786); implies "
+    "--executor dask. The plugins must be installed on its workers.",
+)
+@click.option("--in-process", is_flag=True, help="Run cells in this process (same as -j 0).")
+@click.option(
+    "--pdb",
+    is_flag=True,
+    help="Run cells in this process and open pdb where a cell raises (implies -j 0).",
 )
 @click.option(
     "--tracking-uri",
@@ -199,6 +233,9 @@ def run(
     suite: str,
     jobs: int,
     executor: str,
+    scheduler: str | None,
+    in_process: bool,
+    pdb: bool,
     tracking_uri: str | None,
     force: bool,
     dry_run: bool,
@@ -217,7 +254,11 @@ def run(
 
     raise_on_sigterm()  # a scheduler's or `timeout`'s SIGTERM is handled like Ctrl-C
 
-    runner = _executor(executor, registry, jobs)
+    if in_process or pdb:
+        jobs = 0
+    if scheduler:
+        executor = "dask"
+    runner = _executor(executor, registry, jobs, scheduler, pdb)
     tracker = Tracker(tracking_uri)
     columns = (
         TextColumn("{task.description}"),
@@ -229,7 +270,7 @@ def run(
         TimeRemainingColumn(),
     )
     tic = time.perf_counter()
-    with Progress(*columns, console=console) as progress:
+    with Progress(*columns, console=console, disable=pdb) as progress:
         bar = progress.add_task("cells", total=None, failed=0)
         failed = 0
 
@@ -263,7 +304,7 @@ def run(
             executor=runner,
             force=force,
             fail_fast=fail_fast,
-            settings={"jobs": jobs, "executor": executor},
+            settings={"jobs": jobs, "executor": executor, "scheduler": scheduler},
             on_start=on_start,
             on_cell=on_cell,
             on_notice=lambda line: console.print(escape(line)),
@@ -274,14 +315,10 @@ def run(
         sys.exit(EXIT_CELLS_FAILED)
 
 
-def _executor(name: str, registry: Any, jobs: int) -> Any:
-    if name == "dask":
-        from harness.runner import DaskExecutor
+def _executor(name: str, registry: Any, jobs: int, scheduler: str | None, pdb: bool) -> Any:
+    from harness.executors import make_executor
 
-        return DaskExecutor(registry, jobs)
-    from harness.runner import LocalExecutor
-
-    return LocalExecutor(registry, jobs)
+    return make_executor(registry, jobs, executor=name, scheduler=scheduler, pdb=pdb)
 
 
 def _summarise(

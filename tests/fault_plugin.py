@@ -1,0 +1,104 @@
+"""An in-test plugin whose methods fail the hard way (task 'faults'); no paper behind it.
+
+Used by tests/test_executors.py to provoke timeouts, crashes and segfaults for real on
+every executor.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import time
+from dataclasses import dataclass
+
+from harness import Dataset, Method, Metric, hookimpl
+
+
+class Draw(Dataset):
+    """One number drawn from the seed (a stand-in for data that is costly to load).
+
+    Source: test fixture.
+    """
+
+    name = "draw"
+    task = "faults"
+
+    @dataclass
+    class Params:
+        size: int = 1
+
+    def load(self, params: Params, seed: int) -> float:
+        return float(seed % 1000) * params.size
+
+
+class Sleep(Method):
+    """Sleeps ``seconds`` (in Python), then returns the data.
+
+    Source: test fixture.
+    """
+
+    name = "sleep"
+    task = "faults"
+
+    @dataclass
+    class Params:
+        seconds: float = 0.0
+
+    def run(self, data: float, params: Params, seed: int) -> float:
+        time.sleep(params.seconds)
+        return data + params.seconds
+
+
+class Crash(Method):
+    """Ends its process with ``os._exit(3)`` (a C extension calling exit()).
+
+    Source: test fixture.
+    """
+
+    name = "crash"
+    task = "faults"
+
+    def run(self, data: float, params: Method.Params, seed: int) -> float:
+        os._exit(3)
+
+
+class Segfault(Method):
+    """Reads address 0: SIGSEGV in C code.
+
+    Source: test fixture.
+    """
+
+    name = "segfault"
+    task = "faults"
+
+    def run(self, data: float, params: Method.Params, seed: int) -> float:
+        ctypes.string_at(0)
+        return 0.0
+
+
+class Value(Metric):
+    """The method's output.
+
+    Source: test fixture.
+    """
+
+    name = "value"
+    task = "faults"
+
+    def compute(self, data: float, output: float) -> float:
+        return output
+
+
+@hookimpl
+def harness_datasets():
+    return [Draw]
+
+
+@hookimpl
+def harness_methods():
+    return [Sleep, Crash, Segfault]
+
+
+@hookimpl
+def harness_metrics():
+    return [Value]

@@ -1,0 +1,328 @@
+"""Executors under real faults: timeouts, crashes and segfaults on the local and dask
+executors; workers that die with their driver; tracking overlapped with the work; data
+loaded once per data key; in-process runs; a real dask scheduler with two workers."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import fault_plugin
+import mlflow
+import pytest
+import toy_plugin
+
+from harness.executors import (
+    DaskExecutor,
+    InProcessExecutor,
+    LocalExecutor,
+    _Router,
+    auto_jobs,
+    route,
+)
+from harness.registry import build_registry
+from harness.suite import load_suite
+
+BIN = Path(sys.executable).parent
+FAULTS = """
+name: faults
+seeds: {seeds}
+timeout: {timeout}
+runs:
+  - task: faults
+    datasets: [draw]
+    methods: {methods}
+    metrics: [value]
+"""
+
+
+@pytest.fixture(scope="module")
+def faults():
+    return build_registry({"faults": fault_plugin, "toy": toy_plugin}, entry_points=False)
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """A dask LocalCluster of two single-threaded worker processes, shared by the module
+    (the executor talks to it by address, as with ``--scheduler``)."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as local:
+        yield local.scheduler_address
+
+
+@pytest.fixture(params=["local", "dask"])
+def executor(request, faults):
+    if request.param == "local":
+        return LocalExecutor(faults, 2)
+    return DaskExecutor(faults, 2, scheduler=request.getfixturevalue("cluster"))
+
+
+def _cells(registry, write_suite, methods, seeds=(0, 1), timeout="1m"):
+    text = FAULTS.format(seeds=list(seeds), timeout=timeout, methods=methods)
+    return load_suite(write_suite(text), registry).cells
+
+
+def _run(executor, cells, on_result=None):
+    results = {}
+
+    def keep(cell, result):
+        assert cell.cell_hash not in results, "a cell got two results"
+        results[cell.cell_hash] = (cell, result)
+        return on_result(cell, result) if on_result else None
+
+    executor.run(cells, keep)
+    assert set(results) == {c.cell_hash for c in cells}, "every cell gets exactly one result"
+    return list(results.values())
+
+
+def test_timeout_counts_from_the_start_of_the_cell_not_its_queueing(executor, faults, write_suite):
+    # 2 workers, 6 cells of 0.5 s and 2 of 30 s with a 1.2 s timeout: most cells wait in
+    # the queue for longer than the timeout, and only the two 30 s cells may time out.
+    methods = "[{name: sleep, params: {seconds: 0.5}}]"
+    quick = _cells(faults, write_suite, methods, seeds=range(6), timeout="1.2s")
+    methods = "[{name: sleep, params: {seconds: 30}}]"
+    slow = _cells(faults, write_suite, methods, seeds=[10, 11], timeout="1.2s")
+    tic = time.monotonic()
+    results = _run(executor, slow + quick)
+    assert time.monotonic() - tic < 20
+    status = {c.cell_hash: r.status for c, r in results}
+    assert [status[c.cell_hash] for c in quick] == ["ok"] * 6
+    assert [status[c.cell_hash] for c in slow] == ["timeout"] * 2
+    timed_out = next(r for c, r in results if r.status == "timeout")
+    assert "1.2 s" in timed_out.reason
+    assert 1000 <= timed_out.end_ms - timed_out.start_ms < 5000
+
+
+def test_crash_and_segfault_are_failed_with_the_cause_and_the_suite_goes_on(
+    executor, faults, write_suite
+):
+    cells = _cells(faults, write_suite, "[crash, segfault, sleep]")
+    results = _run(executor, cells)
+    by_method = {}
+    for cell, result in results:
+        by_method.setdefault(cell.method, []).append(result)
+    assert [r.status for r in by_method["sleep"]] == ["ok", "ok"]
+    assert all(r.status == "failed" and "exit code 3" in r.reason for r in by_method["crash"])
+    assert all(r.status == "failed" and "SIGSEGV" in r.reason for r in by_method["segfault"])
+
+
+def test_fail_fast_stops_handing_out_results(executor, faults, write_suite):
+    cells = _cells(faults, write_suite, "[crash]", seeds=range(6))
+    seen = []
+    executor.run(cells, lambda c, r: seen.append(r) or r.status == "failed")
+    assert len(seen) == 1
+
+
+def test_error_in_the_writer_reaches_the_driver(faults, write_suite):
+    cells = _cells(faults, write_suite, "[sleep]", seeds=range(4))
+
+    def broken(cell, result):
+        raise OSError("store is gone")
+
+    with pytest.raises(OSError, match="store is gone"):
+        LocalExecutor(faults, 2).run(cells, broken)
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_data_is_loaded_once_per_data_key_and_worker(faults, write_suite, jobs):
+    # 1 dataset x 2 methods x 8 seeds, ordered dataset x method x seed by the suite: a
+    # one-slot cache would load 16 times; routing by data key loads 8 times.
+    methods = "[{name: sleep, grid: {seconds: [0.0, 0.001]}}]"
+    cells = _cells(faults, write_suite, methods, seeds=range(8))
+    assert [c.seed for c in cells[:3]] == [0, 1, 2]
+    loads = sum("load" in r.seconds for _, r in _run(LocalExecutor(faults, jobs), cells))
+    assert loads == 8
+
+
+def test_dask_loads_each_data_key_once(faults, write_suite, cluster):
+    methods = "[{name: sleep, grid: {seconds: [0.0, 0.001]}}]"
+    cells = _cells(faults, write_suite, methods, seeds=range(8))
+    results = _run(DaskExecutor(faults, 2, scheduler=cluster), cells)
+    assert sum("load" in r.seconds for _, r in results) == 8
+
+
+def test_router_groups_by_data_key_and_keeps_workers_busy(faults, write_suite):
+    methods = "[{name: sleep, grid: {seconds: [0.0, 0.001, 0.002]}}]"
+    cells = _cells(faults, write_suite, methods, seeds=range(2))
+    assert [c.seed for c in route(cells)] == [0, 0, 0, 1, 1, 1]
+    router = _Router(cells)
+    first, second = router.take(None), router.take(None)
+    assert first.seed == 0 and second.seed == 1  # two workers start two groups
+    assert router.take(first.data_key).seed == 0
+    assert router.take(None).seed == 1  # nothing fresh left: a busy group is shared
+    assert router.take(None) is None  # ... but not its owner's one cell left
+    assert router.take(first.data_key).seed == 0 and router.take(second.data_key).seed == 1
+    assert len(router) == 0
+
+
+def test_worker_starts_its_next_cell_while_the_driver_writes(faults, write_suite):
+    # 6 cells of 0.2 s and a 0.2 s write each: 2.4 s if the worker waited for each write,
+    # about 1.4 s when writes overlap the next cell.
+    cells = _cells(faults, write_suite, "[{name: sleep, params: {seconds: 0.2}}]", range(6))
+    tic = time.monotonic()
+    _run(LocalExecutor(faults, 1), cells, lambda c, r: time.sleep(0.2))
+    assert time.monotonic() - tic < 2.0
+
+
+def test_in_process_runs_here_with_the_same_metrics_and_a_timeout(faults, write_suite):
+    methods = "[{name: sleep, grid: {seconds: [0.0, 30]}}]"
+    cells = _cells(faults, write_suite, methods, timeout="0.5s")
+    here = {c.cell_hash: r for c, r in _run(InProcessExecutor(faults), cells)}
+    assert sorted(r.status for r in here.values()) == ["ok", "ok", "timeout", "timeout"]
+    quick = [c for c in cells if c.method_params["seconds"] == 0.0]
+    forked = {c.cell_hash: r.metrics for c, r in _run(LocalExecutor(faults, 1), quick)}
+    assert forked == {c.cell_hash: here[c.cell_hash].metrics for c in quick}
+
+
+def test_auto_jobs_is_the_usable_core_count():
+    assert auto_jobs() == len(os.sched_getaffinity(0))
+
+
+# -- real processes ------------------------------------------------------------------------
+
+SLEEPY = """
+name: sleepy
+seeds: [0, 1, 2, 3]
+timeout: 5m
+runs:
+  - task: toy
+    datasets: [noise]
+    methods: [{name: sleepy, params: {seconds: 120}}]
+    metrics: [abs-error]
+"""
+
+
+def _children(pid):
+    psutil = pytest.importorskip("psutil")
+    try:
+        return psutil.Process(pid).children(recursive=True)
+    except psutil.NoSuchProcess:
+        return []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM])
+def test_workers_exit_when_the_driver_is_killed(toy_env, write_suite, store, tmp_path, signum):
+    psutil = pytest.importorskip("psutil")
+    path = write_suite(SLEEPY)
+    driver = subprocess.Popen(
+        [BIN / "harness", "run", path, "-j", "2", "--tracking-uri", store],
+        env=toy_env,
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while len(workers := _children(driver.pid)) < 2:
+            assert time.monotonic() < deadline and driver.poll() is None, "no workers started"
+            time.sleep(0.1)
+        time.sleep(1.0)  # the workers are inside their 120 s cells
+        driver.send_signal(signum)  # the driver alone, not its process group
+        driver.wait(30)
+        _, alive = psutil.wait_procs(workers, timeout=5)
+        assert not alive, f"workers outlived the driver: {[p.pid for p in alive]}"
+    finally:
+        for process in _children(driver.pid):
+            process.kill()
+        driver.kill()
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _cell_metrics(store: str, name: str) -> dict[str, dict[str, float]]:
+    client = mlflow.MlflowClient(store)
+    experiment = client.get_experiment_by_name(name)
+    runs = client.search_runs([experiment.experiment_id], "tags.`harness.kind` = 'cell'")
+    return {
+        r.data.tags["harness.cell_hash"]: {
+            k: v for k, v in r.data.metrics.items() if not k.startswith("time.")
+        }
+        for r in runs
+    }
+
+
+CLUSTER_SUITE = """
+name: cluster
+seeds: [0, 1, 2]
+timeout: 1m
+runs:
+  - task: toy
+    datasets: [{name: noise, grid: {n: [3, 6]}}]
+    methods: [{name: mean, grid: {kind: [plain, noisy]}}]
+    metrics: [abs-error, stats, path]
+"""
+
+
+@pytest.mark.slow
+def test_run_on_a_real_dask_scheduler_with_two_workers_matches_one_job(
+    toy_env, write_suite, tmp_path, _empty_store
+):
+    import shutil
+
+    port = _free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    dask = str(BIN / "dask")
+    common = ["--no-dashboard"]
+    processes = [
+        subprocess.Popen(
+            [dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), *common],
+            env=toy_env,
+            stderr=subprocess.DEVNULL,
+        )
+    ]
+    try:
+        for _ in range(2):
+            processes.append(
+                subprocess.Popen(
+                    [dask, "worker", address, "--nthreads", "1", "--nworkers", "1", *common],
+                    env=toy_env,
+                    stderr=subprocess.DEVNULL,
+                )
+            )
+        from distributed import Client
+
+        with Client(address, timeout=30) as client:
+            client.wait_for_workers(2, timeout=60)
+        path = write_suite(CLUSTER_SUITE)
+        stores = {}
+        for label, args in {
+            "dask": ["--executor", "dask", "--scheduler", address],
+            "one": ["-j", "1"],
+        }.items():
+            shutil.copy(_empty_store, tmp_path / f"{label}.db")
+            stores[label] = f"sqlite:///{tmp_path}/{label}.db"
+            done = subprocess.run(
+                [BIN / "harness", "run", path, "--tracking-uri", stores[label], *args],
+                env=toy_env,
+                cwd=tmp_path,
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
+            assert done.returncode == 0, done.stdout + done.stderr
+        on_cluster, one_job = (
+            _cell_metrics(stores["dask"], "cluster"),
+            _cell_metrics(stores["one"], "cluster"),
+        )
+        assert len(one_job) == 12 and all(one_job.values())
+        assert on_cluster == one_job
+    finally:
+        for process in processes:
+            process.terminate()
+        for process in processes:
+            try:
+                process.wait(20)
+            except subprocess.TimeoutExpired:
+                process.kill()
