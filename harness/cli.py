@@ -333,10 +333,10 @@ def _summarise(
     from harness.suite import safe_name
     from harness.tracking import ui_link
 
-    def link(run_id: str) -> str:
-        return ui_link(tracker.uri, outcome.experiment_id, run_id)
+    def link(experiment_id: str, run_id: str) -> str:
+        return ui_link(tracker.uri, experiment_id, run_id)
 
-    results = tracker.results(outcome.experiment_id, [c.cell_hash for c in spec.cells])
+    results = tracker.suite_results(spec)
     for task in spec.tasks():
         rows = results[results["task"] == task] if not results.empty else results
         if rows.empty:
@@ -350,9 +350,12 @@ def _summarise(
         out = report_dir / safe_name(spec.name)
         for problem in write_report(results, registry, tracker, spec.name, out, link):
             console.print(f"[red]{escape(problem)}[/]")
-        tracker.log_folder(outcome.parent_run_id, out, "report")
+        for _, parent in outcome.experiments.values():
+            tracker.log_folder(parent, out, "report")
         console.print(f"Report: {out}/report.html")
-    console.print(f"Tracking URI: {tracker.uri}. UI: {ui_link(tracker.uri, outcome.experiment_id)}")
+    console.print(f"Tracking URI: {tracker.uri}")
+    for name, (experiment_id, _) in outcome.experiments.items():
+        console.print(f"UI ({escape(name)}): {ui_link(tracker.uri, experiment_id)}")
     console.print(f"[bold]{tally(results)} in {_duration(elapsed)}[/]")
 
 
@@ -418,10 +421,9 @@ def results(suite: str, fmt: str, out: str | None, tracking_uri: str | None) -> 
 
     _, spec = _suite(suite)
     tracker = Tracker(tracking_uri)
-    experiment = tracker.experiment_id(spec.name)
-    if experiment is None:
+    table = tidy_results(tracker.suite_results(spec))
+    if table.empty:
         raise SuiteError(f"Suite '{spec.name}' has no runs in {tracker.uri}; run it first.")
-    table = tidy_results(tracker.results(experiment, [c.cell_hash for c in spec.cells]))
     if fmt == "parquet" and out is None:
         raise click.UsageError("--format parquet needs --out FILE (it is a binary format).")
     if fmt == "csv":
@@ -492,37 +494,38 @@ def list_() -> None:
 )
 def report(suite: str | None, tracking_uri: str | None, out: str) -> None:
     """Write result tables (mean and 95% CI over seeds) and plots for SUITE (default: every
-    suite in the store) and log them to the suite's latest parent run."""
+    suite in the store) and log them to the suite's latest parent runs."""
     from harness.report import write_report
     from harness.suite import safe_name
-    from harness.tracking import Tracker
+    from harness.tracking import Tracker, ui_link
 
+    registry = _registry() if not suite else None
+    tracker = Tracker(tracking_uri)
     if suite:
         registry, spec = _suite(suite)
-        targets = [(spec.name, {c.cell_hash for c in spec.cells})]
+        results = tracker.suite_results(spec)
+        if results.empty:
+            raise SuiteError(f"Suite '{spec.name}' has no finished cells in {tracker.uri}.")
+        targets = [(spec.name, results)]
     else:
-        registry = _registry()
-        targets = None
-    tracker = Tracker(tracking_uri)
-    if targets is None:
         targets = [
-            (e.name, None)
+            (e.name, tracker.results(e.experiment_id))
             for e in tracker.client.search_experiments()
             if tracker.latest_suite_run(e.experiment_id)
         ]
+        targets = [(name, rows) for name, rows in targets if not rows.empty]
     if not targets:
         raise SuiteError(f"No suite runs in the store {tracker.uri}; run 'harness run' first.")
-    for name, hashes in targets:
-        experiment = tracker.experiment_id(name)
-        if experiment is None:
-            raise SuiteError(f"Suite '{name}' has no runs in {tracker.uri}; run it first.")
-        results = tracker.results(experiment, hashes)
-        if results.empty:
-            raise SuiteError(f"Suite '{name}' has no finished cells in {tracker.uri}.")
+
+    def link(experiment_id: str, run_id: str) -> str:
+        return ui_link(tracker.uri, experiment_id, run_id)
+
+    for name, results in targets:
         folder = Path(out) / safe_name(name)  # a name from the store is not a path
-        for problem in write_report(results, registry, tracker, name, folder):
+        for problem in write_report(results, registry, tracker, name, folder, link):
             err_console.print(f"[red]{escape(problem)}[/]")
-        tracker.log_folder(tracker.latest_suite_run(experiment), folder, "report")
+        for experiment in dict.fromkeys(results["experiment_id"]):
+            tracker.log_folder(tracker.latest_suite_run(experiment), folder, "report")
         console.print(f"{name}: {len(results)} cells -> {folder}/report.md, report.html")
 
 

@@ -44,6 +44,7 @@ log = logging.getLogger(__name__)
 META = (
     "cell_hash",
     "run_id",
+    "experiment_id",
     "artifact_uri",
     "status",
     "reason",
@@ -375,13 +376,14 @@ def best_methods(stats: pd.DataFrame) -> pd.DataFrame:
 def problem_lines(
     results: pd.DataFrame,
     registry: Registry | None = None,
-    link: Callable[[str], str] | None = None,
+    link: Callable[[str, str], str] | None = None,
 ) -> list[str]:
     """What a table leaves out, one line each: every failed or timed-out cell named in full
     (task, dataset and method with their params, seed, run id and, with ``link``, its UI
     address) with its reason; skipped cells and skipped metrics grouped by reason.
 
-    :param link: ``run_id -> URL`` of the run's page, when a UI address is known.
+    :param link: ``(experiment_id, run_id) -> URL`` of the run's page, when a UI address
+        is known.
     """
     if results.empty:
         return []
@@ -389,7 +391,7 @@ def problem_lines(
     datasets = _labels(results, "dataset", registry, all_params=True)
     methods = _labels(results, "method", registry, all_params=True)
     for i, row in results[results["status"].isin(["failed", "timeout"])].iterrows():
-        run = link(row["run_id"]) if link else row["run_id"]
+        run = link(str(row.get("experiment_id", "")), row["run_id"]) if link else row["run_id"]
         lines.append(
             f"{row['status']}: {row['task']} {datasets[i]} {methods[i]} seed={row['seed']}"
             f" (run {run}): {row.get('reason', '')}"
@@ -476,7 +478,7 @@ def write_report(
     tracker: Any,
     title: str,
     out: Path,
-    link: Callable[[str], str] | None = None,
+    link: Callable[[str, str], str] | None = None,
 ) -> list[str]:
     """Write the report folder of one suite and return the problems met (report errors).
 
@@ -489,7 +491,7 @@ def write_report(
 
     :param results: every cell of the suite (:meth:`Tracker.results`), in suite order.
     :param out: the folder; created, files in it overwritten.
-    :param link: ``run_id -> URL`` for failed cells' run pages.
+    :param link: ``(experiment_id, run_id) -> URL`` for failed cells' run pages.
     """
     import matplotlib
 

@@ -252,14 +252,20 @@ def _sigint_deferred() -> Iterator[None]:
 
 @dataclass
 class SuiteOutcome:
-    """What :func:`run_suite` did: the experiment and parent run ids, the cells it ran, the
-    failed or timed-out ones, and why cells that have run before ran again."""
+    """What :func:`run_suite` did: the experiments and parent runs it wrote to, the cells it
+    ran, the failed or timed-out ones, and why cells that have run before ran again.
+
+    ``experiments`` maps each experiment name of the suite (its own and its included
+    suites', see :meth:`harness.suite.Suite.experiments`) to ``(experiment_id,
+    parent_run_id)``; ``experiment_id`` and ``parent_run_id`` are the first of them.
+    """
 
     experiment_id: str
     parent_run_id: str
     ran: int = 0
     problems: list[tuple[Cell, CellResult]] = field(default_factory=list)
     rerun_reasons: dict[str, int] = field(default_factory=dict)
+    experiments: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
 def rerun_reasons(cells: Iterable[Cell], previous: Mapping[str, Mapping[str, str]]) -> Counter:
@@ -326,33 +332,53 @@ def run_suite(
     :raises KeyboardInterrupt: (:class:`Terminated` for SIGTERM) after marking the parent run
         KILLED; logged cells are kept.
     """
+    from harness.errors import StoreError
+    from harness.executors import LocalExecutor
     from harness.tracking import git_commit
 
     notice = on_notice or (lambda line: None)
-    from harness.executors import LocalExecutor
-
     executor = executor or LocalExecutor(registry, 1)
     cells = suite.cells
-    experiment = tracker.experiment_id(suite.name, create=True)
-    for line in tracker.reap_dead_suites(experiment):
-        notice(line)
     commit = git_commit()
-    parent = tracker.start_suite(experiment, suite, dict(settings or {}, force=force), commit)
-    # Another live run of this suite: refuse (StoreError) before reading what is done, so
-    # two runs started at once never run a cell twice.
-    tracker.claim_suite(experiment, parent)
-    done = set() if force else tracker.finished_hashes(experiment)
-    todo = [c for c in cells if c.cell_hash not in done]
-    reasons = rerun_reasons(todo, tracker.latest_by_config(experiment)) if todo else Counter()
+    parents: dict[str, tuple[str, str]] = {}  # experiment name -> (experiment id, parent id)
+    todo: list[Cell] = []
+    reasons: Counter = Counter()
+    try:
+        for name, members in suite.experiments().items():
+            experiment = tracker.experiment_id(name, create=True)
+            for line in tracker.reap_dead_suites(experiment):
+                notice(line)
+            parent = tracker.start_suite(
+                experiment, suite, dict(settings or {}, force=force), commit
+            )
+            parents[name] = (experiment, parent)
+            # Another live run of this suite: refuse (StoreError) before reading what is
+            # done, so two runs started at once never run a cell twice.
+            tracker.claim_suite(experiment, parent)
+            done = set() if force else tracker.finished_hashes(experiment)
+            mine = [c for c in members if c.cell_hash not in done]
+            if mine and not force:
+                reasons += rerun_reasons(mine, tracker.latest_by_config(experiment))
+            todo += mine
+    except StoreError:
+        for _, parent in parents.values():  # the runs opened before the refusal
+            with contextlib.suppress(Exception):
+                tracker.client.delete_run(parent)
+        raise
     if force:
         reasons = Counter({"--force": len(todo)})
-    outcome = SuiteOutcome(experiment, parent, rerun_reasons=dict(reasons))
+    order = {c.cell_hash: i for i, c in enumerate(cells)}
+    todo.sort(key=lambda c: order[c.cell_hash])  # suite order across experiments
+    first = next(iter(parents.values()))
+    outcome = SuiteOutcome(*first, rerun_reasons=dict(reasons), experiments=parents)
     if any(r != "new" for r in reasons):  # "12 cell(s): code of plugin X changed; 4 new"
         notice("Cells to run: " + "; ".join(f"{n} cell(s): {r}" for r, n in reasons.items()))
     if on_start:
         on_start(len(cells), len(todo))
+    where = {c.cell_hash: parents[c.experiment or suite.name] for c in cells}
 
     def handle(cell: Cell, result: CellResult) -> bool:
+        experiment, parent = where[cell.cell_hash]
         with _sigint_deferred():  # a cell is logged whole or not at all
             tracker.log_cell(experiment, parent, cell, result, registry.plugins, commit)
         outcome.ran += 1
@@ -362,14 +388,19 @@ def run_suite(
             on_cell(cell, result)
         return fail_fast and bool(outcome.problems)
 
-    heartbeat = tracker.heartbeat(parent)
+    heartbeats = [tracker.heartbeat(parent) for _, parent in parents.values()]
     try:
         executor.run(todo, handle)
     except KeyboardInterrupt:
-        heartbeat.stop()
+        for beat in heartbeats:
+            beat.stop()
         with _sigint_deferred():
-            tracker.end_suite(parent, "KILLED")
+            for _, parent in parents.values():
+                tracker.end_suite(parent, "KILLED")
         raise
-    heartbeat.stop()
-    tracker.end_suite(parent, "FAILED" if outcome.problems else "FINISHED")
+    for beat in heartbeats:
+        beat.stop()
+    failed = {where[c.cell_hash] for c, _ in outcome.problems}
+    for pair in parents.values():
+        tracker.end_suite(pair[1], "FAILED" if pair in failed else "FINISHED")
     return outcome

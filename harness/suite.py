@@ -188,6 +188,10 @@ class Cell:
     code : tuple of (plugin, fingerprint)
         :meth:`harness.registry.Registry.fingerprint` of every plugin that contributes a
         component (dataset, method or metric) to the cell, sorted by plugin name.
+    experiment : str
+        The MLflow experiment the cell is logged to: the ``name`` of the suite file that
+        declares its run (an included suite keeps its own experiment, so each paper's runs
+        are compared alone). Not part of the identity.
     cell_hash : str
         Hex digest of everything that determines the result (the resume key, docs/design.md
         "Resume"): task, component names and params, seed, the metric list with metric
@@ -209,6 +213,7 @@ class Cell:
     timeout: float | None
     versions: tuple[tuple[str, str], ...]
     code: tuple[tuple[str, str], ...] = ()
+    experiment: str = ""
     dataset_seed: int = field(init=False)
     method_seed: int = field(init=False)
     cell_hash: str = field(init=False)
@@ -274,6 +279,14 @@ class Suite:
     def tasks(self) -> list[str]:
         """Tasks of the suite's cells, in order of appearance."""
         return list(dict.fromkeys(cell.task for cell in self.cells))
+
+    def experiments(self) -> dict[str, list[Cell]]:
+        """``{experiment name: its cells}`` in order of appearance: the suite's own name for
+        its own runs, and each included suite's name for the runs it brings."""
+        out: dict[str, list[Cell]] = {}
+        for cell in self.cells:
+            out.setdefault(cell.experiment or self.name, []).append(cell)
+        return out
 
 
 def _canonical(obj: Any) -> str:
@@ -652,6 +665,7 @@ class _FlatRun:
     metrics: list[_Item]
     seeds: Sequence[int]
     timeout: float | None
+    experiment: str = ""  # the name of the suite file that declares the run
 
     @property
     def place(self) -> str:
@@ -707,6 +721,7 @@ def _collect(
                 metrics,
                 run_seeds if run_seeds is not None else (seeds if seeds is not None else [0]),
                 run_timeout if run.timeout is not None else timeout,
+                spec.name,
             )
         )
     return spec
@@ -1055,7 +1070,7 @@ def _expand(run, registry, tasks, problems, cells, expanded_runs, selection) -> 
         cells.append(
             Cell(
                 run.task, dname, dparams, mname, mparams, seed, metrics, run.timeout, (dver, mver),
-                code,
+                code, run.experiment,
             )
         )  # fmt: skip
 

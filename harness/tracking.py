@@ -447,6 +447,7 @@ class Tracker:
             if with_data:
                 row |= {
                     "run_id": run.info.run_id,
+                    "experiment_id": run.info.experiment_id,
                     "artifact_uri": run.info.artifact_uri,
                     "reason": tags.get("harness.reason", ""),
                     "plugin": tags.get("harness.plugin"),
@@ -484,6 +485,22 @@ class Tracker:
         if order is not None:
             rows = {h: rows[h] for h in order if h in rows}
         return pd.DataFrame(list(rows.values()))
+
+    def suite_results(self, suite: Suite) -> pd.DataFrame:
+        """:meth:`results` of every cell of a suite, read from each of its experiments (its
+        own and its included suites', :meth:`harness.suite.Suite.experiments`), in suite
+        order. Cells that never ran are absent; empty when none ran."""
+        frames = []
+        for name, cells in suite.experiments().items():
+            experiment = self.experiment_id(name)
+            if experiment is not None:
+                frames.append(self.results(experiment, [c.cell_hash for c in cells]))
+        frames = [f for f in frames if not f.empty]
+        if not frames:
+            return pd.DataFrame()
+        order = {c.cell_hash: i for i, c in enumerate(suite.cells)}
+        table = pd.concat(frames, ignore_index=True)
+        return table.iloc[table["cell_hash"].map(order).argsort()].reset_index(drop=True)
 
     def curves(self, run_id: str, artifact_uri: str | None = None) -> dict[str, Curve]:
         """The full curves a cell run logged as ``curves/<metric>.csv``.

@@ -127,3 +127,50 @@ def test_round_off_noise_prints_as_zero_and_sub_keys_stay_together(registry):
     assert table.iloc[0]["abs-error ↓"] == "1 ± 0"
     assert summary_stats(rows, registry)["std_error"].iloc[1] == 0.0
     assert format_number(0.03799711350757817) == "0.038"
+
+
+def test_an_included_suite_logs_to_its_own_experiment_with_unique_run_names(
+    registry, write_suite, store
+):
+    from harness.runner import run_suite
+    from harness.suite import load_suite
+    from harness.tracking import Tracker
+
+    write_suite(
+        """
+        name: paper-b
+        seeds: [0, 1]
+        runs:
+          - task: toy
+            datasets: [{name: noise, grid: {n: [3, 4]}}]
+            methods: [mean]
+            metrics: [abs-error]
+        """,
+        "b.yaml",
+    )
+    top = write_suite(
+        """
+        name: everything
+        include: [b.yaml]
+        runs:
+          - task: toy
+            datasets: [noise]
+            methods: [{name: mean, params: {shift: 1.0}}]
+            metrics: [abs-error]
+        """,
+        "top.yaml",
+    )
+    suite = load_suite(top, registry)
+    tracker = Tracker(store)
+    outcome = run_suite(suite, registry, tracker)
+    assert list(outcome.experiments) == ["paper-b", "everything"]
+    paper = tracker.client.search_runs(
+        [tracker.experiment_id("paper-b")], "tags.`harness.kind` = 'cell'"
+    )
+    assert len(paper) == 4 and all(r.data.params["method.shift"] == "0.0" for r in paper)
+    names = [r.info.run_name for r in paper]
+    assert len(set(names)) == 4 and any("n=3" in n for n in names)
+    assert len(tracker.suite_results(suite)) == 5
+    # running the included suite alone resumes the same cells
+    again = run_suite(load_suite(suite.path.with_name("b.yaml"), registry), registry, tracker)
+    assert again.ran == 0
