@@ -67,17 +67,17 @@ def test_phased_aggression_regret_to_comparator_stays_flat_while_exp3_grows():
     # response to q_t as well, so Reg(mu_c) = alpha sum_t max_b (-q_t^T A e_b) >= 0 exactly:
     # alpha = 1/R times the learner's regret to mu_c, whose EXP3 bound is about sqrt(2) R
     # loss units; hence Reg(mu_c) <~ 2 sqrt(2) payoff units (reconstruction, §2.2).
-    # Measured, mean over 3 seeds: PA 0.37 / 0.39 / 0.39 and EXP3 22.6 / 71.3 / 225 at
+    # Measured, mean over seeds: PA 0.37 / 0.39 / 0.39 and EXP3 22.6 / 71.3 / 225 at
     # T = 1e3 / 1e4 / 1e5 (per-seed sd < 0.02 for PA). Tolerances from those: PA below
     # 0.45 at every T and growing by less than 0.1 from 1e3 to 1e5; EXP3 at least doubling
     # per decade (sqrt(10) = 3.16 expected).
     pa, exp3 = [], []
-    for T in (1_000, 10_000, 100_000):
+    for T, seeds in ((1_000, 3), (10_000, 3), (100_000, 2)):
         data = _rps(T, "best-response")
         pa.append(
-            np.mean([_regret_vs_comparator(PhasedAggressionBandit, data, s) for s in range(3)])
+            np.mean([_regret_vs_comparator(PhasedAggressionBandit, data, s) for s in range(seeds)])
         )
-        exp3.append(np.mean([_regret_vs_comparator(Exp3Method, data, s) for s in range(3)]))
+        exp3.append(np.mean([_regret_vs_comparator(Exp3Method, data, s) for s in range(seeds)]))
     assert max(pa) < 0.45
     assert pa[-1] - pa[0] < 0.1
     assert exp3[1] > 2 * exp3[0] and exp3[2] > 2 * exp3[1]
