@@ -44,4 +44,4 @@ def harness_metrics():
 @hookimpl
 def harness_reports():
     """Power curves and the n reaching power 0.9."""
-    return [reports.PowerCurves]
+    return [reports.PowerCurves, reports.NForPower]
