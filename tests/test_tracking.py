@@ -109,3 +109,73 @@ def test_many_metrics_are_logged_in_batches_within_mlflow_limits(store, registry
     run_id = tracker.log_cell(experiment, parent, suite.cells[0], result, {}, None)
     data = tracker.client.get_run(run_id).data
     assert len([k for k in data.metrics if k.startswith("m")]) == 2500
+
+
+SLEEPY_SUITE = """
+name: twice
+seeds: [0, 1, 2, 3]
+runs:
+  - task: toy
+    datasets: [noise]
+    methods: [{name: sleepy, params: {seconds: 1.5}}]
+    metrics: [abs-error]
+"""
+
+
+@pytest.mark.slow
+def test_same_suite_started_twice_on_a_fresh_store_runs_each_cell_once(toy_env, tmp_path):
+    """Two real ``harness run`` at once on a store that does not exist yet: the store is
+    created once (no crash in MLflow's schema migration), and one run refuses (exit 2)
+    naming the other's pid and host, so no cell runs twice."""
+    import socket
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    (tmp_path / "suite.yaml").write_text(SLEEPY_SUITE)
+    store = f"sqlite:///{tmp_path}/store/mlflow.db"  # created by the runs themselves
+    harness = str(Path(sys.executable).parent / "harness")
+    runs = [
+        subprocess.Popen(
+            [harness, "run", "suite.yaml", "--tracking-uri", store, "--report-dir", f"r{i}"],
+            env=toy_env,
+            cwd=tmp_path,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for i in range(2)
+    ]
+    outputs = [run.communicate(timeout=300) for run in runs]
+    codes = [run.returncode for run in runs]
+    for out, err in outputs:
+        assert "Traceback" not in out + err, out + err
+    assert sorted(codes) == [0, 2], outputs
+    winner, loser = (0, 1) if codes[0] == 0 else (1, 0)
+    refusal = outputs[loser][1]
+    assert "already running" in refusal
+    assert f"pid {runs[winner].pid} on {socket.gethostname()}" in refusal
+    client = mlflow.MlflowClient(store)
+    experiment = client.get_experiment_by_name("twice").experiment_id
+    cells = client.search_runs([experiment], "tags.`harness.kind` = 'cell'", max_results=100)
+    hashes = [run.data.tags["harness.cell_hash"] for run in cells]
+    assert len(hashes) == 4 and len(set(hashes)) == 4  # every cell ran exactly once
+    parents = client.search_runs([experiment], "tags.`harness.kind` = 'suite'")
+    assert [p.info.status for p in parents] == ["FINISHED"]  # the refused run left nothing
+
+
+def test_losing_the_experiment_creation_race_returns_the_winners_id(store):
+    """get-then-create is not atomic (MLflow #4123): a create that fails because another
+    process created the experiment in between returns that experiment's id."""
+    first, second = Tracker(store), Tracker(store)
+    assert second.experiment_id("raced") is None  # second looked: not there yet
+    created = first.experiment_id("raced", create=True)  # the other process wins
+    real = second.client.get_experiment_by_name
+    calls = []
+
+    def stale_then_real(name):  # second's own get-then-create sees the stale answer first
+        calls.append(name)
+        return None if len(calls) == 1 else real(name)
+
+    second.client.get_experiment_by_name = stale_then_real
+    assert second.experiment_id("raced", create=True) == created

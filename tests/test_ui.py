@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -11,6 +12,7 @@ import time
 import urllib.request
 from pathlib import Path
 
+import psutil
 import pytest
 
 from harness.runner import run_suite
@@ -57,42 +59,63 @@ def server(tmp_path_factory, _empty_store):
     registry = build_registry({"toy": toy_plugin}, entry_points=False)
     outcome = run_suite(load_suite(folder / "suite.yaml", registry), registry, Tracker(uri))
     port = _free_port()
-    mlflow_bin = str(Path(sys.executable).parent / "mlflow")
+    harness = str(Path(sys.executable).parent / "harness")
+    log = (folder / "ui.err").open("w")
     process = subprocess.Popen(
-        [
-            mlflow_bin,
-            "server",
-            "--backend-store-uri",
-            uri,
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--workers",
-            "1",
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        [harness, "ui", "--tracking-uri", uri, "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=log,
+        text=True,
     )
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
-    while True:
-        try:
-            urllib.request.urlopen(f"{base}/health", timeout=2)
-            break
-        except OSError:
-            if time.monotonic() > deadline or process.poll() is not None:
-                process.kill()
-                pytest.fail("the MLflow server did not answer /health within 120 s")
-            time.sleep(0.5)
-    yield base, outcome
-    process.terminate()
-    process.wait(timeout=30)
+    first = process.stdout.readline()  # harness ui prints its URL once the UI answers
+    if not first:
+        process.wait(10)
+        pytest.fail(f"harness ui exited {process.returncode}: {(folder / 'ui.err').read_text()}")
+    assert first.startswith(f"MLflow UI on {base}/#/experiments"), first
+    with urllib.request.urlopen(f"{base}/health", timeout=5) as answer:  # answering already
+        assert answer.status == 200
+    group = psutil.Process(process.pid).children(recursive=True)
+    assert group, "harness ui started no server"
+    yield base, outcome, uri
+    process.send_signal(signal.SIGTERM)  # as a service manager or `timeout` would stop it
+    process.wait(30)
+    _, alive = psutil.wait_procs(group, timeout=10)
+    log.close()
+    assert process.returncode == 0 and not alive, f"left running: {alive}"
+    errors = (folder / "ui.err").read_text()
+    assert "DeprecationWarning" not in errors and "Traceback" not in errors, errors
+
+
+def test_ui_of_a_tracking_server_prints_its_address(server):
+    base = server[0]
+    harness = str(Path(sys.executable).parent / "harness")
+    result = subprocess.run(
+        [harness, "ui", "--tracking-uri", base.replace("http://", "http://ann:pw-77ab@")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert f"{base}/#/experiments" in result.stdout and "pw-77ab" not in result.stdout
+
+
+def test_ui_of_an_unreachable_server_exits_2(tmp_path):
+    harness = str(Path(sys.executable).parent / "harness")
+    tic = time.monotonic()
+    result = subprocess.run(
+        [harness, "ui", "--tracking-uri", f"http://127.0.0.1:{_free_port()}"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2 and time.monotonic() - tic < 15
+    assert "Cannot reach" in result.stderr and "Traceback" not in result.stderr
 
 
 @pytest.mark.slow
 def test_rest_api_shows_experiment_parent_and_child_runs(server):
-    base, outcome = server
+    base, outcome, _ = server
     experiment = _api(base, "experiments/get-by-name?experiment_name=ui-toy")["experiment"]
     assert experiment["experiment_id"] == outcome.experiment_id
     runs = _api(
@@ -117,7 +140,7 @@ def test_ui_experiment_page_renders_in_headless_chromium(server, tmp_path):
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     if chromium is None:
         pytest.skip("chromium is not installed (Debian: apt-get install chromium)")
-    base, outcome = server
+    base, outcome, _ = server
     flags = [
         "--headless",
         "--no-sandbox",
