@@ -1002,7 +1002,7 @@ def load_suite(path: str | Path, registry: Registry, overrides: Overrides | None
     if not problems:
         _apply(runs, overrides, registry, problems)
     if problems:
-        raise SuiteError("\n".join(dict.fromkeys(problems)))
+        raise _problems(problems)
     _check_cap(path, runs, overrides.max_cells)
     cells: list[Cell] = []
     expanded_runs: list[dict[str, Any]] = []
@@ -1021,7 +1021,7 @@ def load_suite(path: str | Path, registry: Registry, overrides: Overrides | None
                 f" {tried[:300]})."
             )
     if problems:
-        raise SuiteError("\n".join(dict.fromkeys(problems)))
+        raise _problems(problems)
     if not cells:
         raise SuiteError(f"{path}: runs: the suite (with its includes) has no cells.")
     cells = list({c.cell_hash: c for c in cells}.values())  # a config listed twice runs once
@@ -1032,6 +1032,14 @@ def load_suite(path: str | Path, registry: Registry, overrides: Overrides | None
         "runs": expanded_runs,
     }
     return Suite(top.name, path, top.description, cells, expanded)
+
+
+def _problems(problems: list[str], limit: int = 20) -> SuiteError:
+    """One error listing each distinct problem once, at most ``limit`` of them."""
+    unique = list(dict.fromkeys(problems))
+    more = len(unique) - limit
+    tail = [f"... and {more:,} more problems like these."] if more > 0 else []
+    return SuiteError("\n".join(unique[:limit] + tail))
 
 
 def _expand(run, registry, tasks, problems, cells, expanded_runs, selection) -> None:
