@@ -84,7 +84,10 @@ def _suite_options(command: Any) -> Any:
     options = [
         click.option("--seeds", metavar="0,1,...", help="Run these seeds in every run."),
         click.option(
-            "--repetitions", type=click.IntRange(min=1), help="Run seeds 0 to N-1 in every run."
+            "--repetitions",
+            type=click.IntRange(min=1),
+            metavar="N",
+            help="Run seeds 0 to N-1 in every run.",
         ),
         click.option(
             "--timeout",
@@ -123,6 +126,7 @@ def _suite_options(command: Any) -> Any:
         click.option(
             "--max-cells",
             type=click.IntRange(min=1),
+            metavar="N",
             default=None,
             help="Refuse suites with more cells than this [default: 100,000].",
         ),
