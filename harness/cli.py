@@ -357,9 +357,10 @@ def _summarise(
         for _, parent in outcome.experiments.values():
             tracker.log_folder(parent, out, "report")
         console.print(f"Report: {out}/report.html")
-    console.print(f"Tracking URI: {tracker.uri}")
+    if not tracker.uri.startswith(("http://", "https://")):
+        console.print(f"Open the UI with: harness ui --tracking-uri '{tracker.uri}', then")
     for name, (experiment_id, _) in outcome.experiments.items():
-        console.print(f"UI ({escape(name)}): {ui_link(tracker.uri, experiment_id)}")
+        console.print(f"  {escape(name)}: {ui_link(tracker.uri, experiment_id)}")
     console.print(f"[bold]{tally(results)} in {_duration(elapsed)}[/]")
 
 

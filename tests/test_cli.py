@@ -145,7 +145,12 @@ def test_ctrl_c_stops_cleanly_and_keeps_finished_cells(toy_env, write_suite, sto
         experiment = client.get_experiment_by_name("cli-toy")
         if (
             experiment
-            and len(client.search_runs([experiment.experiment_id], "tags.`harness.kind` = 'cell'"))
+            and len(
+                client.search_runs(
+                    [experiment.experiment_id],
+                    "tags.`harness.kind` = 'cell' and attributes.status = 'FINISHED'",
+                )
+            )
             >= 2
         ):
             break
