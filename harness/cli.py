@@ -8,9 +8,11 @@ Exit codes: 0 every cell ok or skipped; 1 some cells failed or timed out; 2 bad 
 from __future__ import annotations
 
 import inspect
+import re
 import sys
 import tempfile
 import time
+import typing
 from pathlib import Path
 from typing import Any
 
@@ -461,30 +463,101 @@ def validate(suite: str, **shape: Any) -> None:
 
 
 @cli.command("list")
-def list_() -> None:
-    """Plugins with versions; each task's components with their params and defaults."""
-    from harness.components import params_fields
+@click.option(
+    "--task",
+    "tasks",
+    multiple=True,
+    metavar="TASK",
+    help="Only this task (repeatable), with its data and output types and their fields.",
+)
+def list_(tasks: tuple[str, ...]) -> None:
+    """Plugins with versions; each task's components with their params (types and
+    defaults); with --task, the task's data and output types too.
 
+    Example: harness list --task fair-regression
+    """
     registry = _registry()
+    for task in tasks:
+        if task not in registry.tasks():
+            registry.get("dataset", task, "", where="--task")  # lists the known tasks
     plugins = Table(title="Plugins")
     plugins.add_column("plugin")
     plugins.add_column("version")
     for name, version in sorted(registry.plugins.items()):
         plugins.add_row(name, version)
-    console.print(plugins)
-    for task in registry.tasks():
+    if not tasks:
+        console.print(plugins)
+    for task in tasks or registry.tasks():
+        if tasks:
+            _print_task_types(registry, task)
         table = Table(title=f"task: {task}")
-        for col in ("kind", "name", "plugin", "what it is", "params (defaults)"):
+        for col in ("kind", "name", "plugin", "what it is", "params: type = default"):
             table.add_column(col, overflow="fold")
         for kind, entries in registry.entries.items():
             for (t, name), entry in sorted(entries.items()):
                 if t != task:
                     continue
-                fields = params_fields(entry.cls.Params)
-                params = ", ".join(f"{k}={d!r}" for k, (_, d) in fields.items())
                 summary = (inspect.getdoc(entry.cls) or "").split("\n", 1)[0]
-                table.add_row(kind, name, entry.plugin, summary, params)
+                table.add_row(kind, name, entry.plugin, summary, _params_text(entry.cls))
         console.print(table)
+
+
+def _params_text(cls: Any) -> str:
+    """``n: int = 100, alpha: float (required)`` for a component's ``Params``."""
+    import dataclasses
+
+    from harness.components import describe_type, params_fields
+
+    out = []
+    for key, (annotation, default) in params_fields(cls.Params).items():
+        required = default is dataclasses.MISSING or repr(default) == "PydanticUndefined"
+        tail = " (required)" if required else f" = {default!r}"
+        out.append(f"{key}: {describe_type(annotation)}{tail}")
+    return ", ".join(out)
+
+
+def _print_task_types(registry: Any, task: str) -> None:
+    """The task's data and output types (docs/design.md 'Plugin API'), field by field,
+    with each field's line from the type's numpydoc ``Attributes`` section."""
+    import dataclasses
+
+    from harness.components import describe_type
+
+    for role, kind in (("data", registry.data_type(task)), ("output", registry.output_type(task))):
+        if kind is None:
+            console.print(f"[yellow]task {task}: no annotated {role} type[/]")
+            continue
+        doc = inspect.getdoc(kind) or ""
+        console.print(
+            f"[bold]task {task}, {role} type[/] {kind.__module__}.{kind.__qualname__}:"
+            f" {escape(doc.split(chr(10), 1)[0])}",
+            soft_wrap=True,
+        )
+        if not dataclasses.is_dataclass(kind):
+            continue
+        documented = _attributes(doc)
+        table = Table(show_header=True)
+        for col in ("field", "type", "documented as"):
+            table.add_column(col, overflow="fold")
+        hints = typing.get_type_hints(kind)
+        for f in dataclasses.fields(kind):
+            table.add_row(f.name, describe_type(hints.get(f.name, f.type)), documented.get(f.name))
+        console.print(table)
+
+
+def _attributes(doc: str) -> dict[str, str]:
+    """``{field: "type, shape (n,): first line of its description"}`` from a numpydoc
+    ``Attributes`` section."""
+    out: dict[str, str] = {}
+    lines = doc.splitlines()
+    for i, line in enumerate(lines):
+        match = re.match(r"^(\w+(?:, \w+)*) : (.+)$", line)
+        if not match:
+            continue
+        follow = lines[i + 1].strip() if i + 1 < len(lines) and lines[i + 1][:1] == " " else ""
+        for name in match.group(1).split(", "):
+            out[name] = match.group(2) + (f": {follow}" if follow else "")
+    return out
 
 
 @cli.command()
@@ -678,6 +751,12 @@ def server(
 @cli.command("new-plugin")
 @click.argument("name")
 @click.option(
+    "--task",
+    default=None,
+    metavar="TASK",
+    help="Add one method to this existing task (a method-only package) instead of a new task.",
+)
+@click.option(
     "--dir",
     "parent",
     default="plugins",
@@ -685,12 +764,23 @@ def server(
     type=click.Path(),
     help="Where the package folder is created.",
 )
-def new_plugin(name: str, parent: str) -> None:
-    """Create a ready-to-install plugin package skeleton for task NAME."""
-    from harness.scaffold import write_skeleton
+def new_plugin(name: str, task: str | None, parent: str) -> None:
+    """Create a ready-to-install plugin package: a new task NAME, or with --task one method
+    NAME for an existing task (typed against its public API, with a suite and a test).
 
-    folder = write_skeleton(name, Path(parent))
-    console.print(f"Created {folder}. Next: pip install -e {folder} && harness check-plugin {name}")
+    Examples: harness new-plugin my-paper; harness new-plugin my-method --task fair-regression
+    """
+    from harness.scaffold import _shown, write_method_plugin, write_skeleton
+
+    if task:
+        folder = write_method_plugin(name, task, Path(parent), _registry())
+    else:
+        folder = write_skeleton(name, Path(parent))
+    shown = _shown(folder)
+    console.print(
+        f"Created {shown}. Next: pip install -e {shown} && harness check-plugin {name}"
+        f" && harness run {shown}/suites/{name}.yaml"
+    )
 
 
 @cli.command("check-plugin")

@@ -39,6 +39,7 @@ __all__ = [
     "Metric",
     "Report",
     "Skip",
+    "describe_type",
     "params_as_dict",
     "params_fields",
     "validate_params",
@@ -224,7 +225,7 @@ def _adapter(annotation: Any) -> pydantic.TypeAdapter:
     return pydantic.TypeAdapter(annotation)
 
 
-def _describe_type(annotation: Any) -> str:
+def describe_type(annotation: Any) -> str:
     if typing.get_origin(annotation) is typing.Literal:
         return "one of " + ", ".join(repr(a) for a in typing.get_args(annotation))
     return getattr(annotation, "__name__", None) or str(annotation).replace("typing.", "")
@@ -257,7 +258,7 @@ def validate_params(
         try:
             coerced[key] = _adapter(annotation).validate_python(value)
         except pydantic.ValidationError:
-            problems.append((path, f"expected {_describe_type(annotation)}, got {value!r}."))
+            problems.append((path, f"expected {describe_type(annotation)}, got {value!r}."))
     missing = [k for k, (_, d) in fields.items() if d is dataclasses.MISSING and k not in values]
     problems += [(k, f"required param '{k}' of '{component.name}' is not set.") for k in missing]
     if problems:

@@ -66,6 +66,19 @@ class Registry:
     sources: dict[str, Path] = field(default_factory=dict)
     _fingerprints: dict[str, str] = field(default_factory=dict, repr=False)
 
+    def data_type(self, task: str) -> type | None:
+        """The task's data type: the return annotation of its datasets' ``load`` (the
+        most common one, should they differ); ``None`` when none is annotated."""
+        return _common(_hint(entry.cls.load, "return") for entry in self._of("dataset", task))
+
+    def output_type(self, task: str) -> type | None:
+        """The task's output type: the annotation of the ``output`` argument of its
+        metrics' ``compute`` (the most common one); ``None`` when none is annotated."""
+        return _common(_hint(entry.cls.compute, "output") for entry in self._of("metric", task))
+
+    def _of(self, kind: str, task: str) -> list[Entry]:
+        return [entry for (t, _), entry in self.entries[kind].items() if t == task]
+
     def fingerprint(self, plugin: str) -> str:
         """A digest of the installed code of ``plugin`` (part of every cell's identity).
 
@@ -113,6 +126,24 @@ class Registry:
                 f"Unknown {kind} '{name}' for task '{task}'{_at(where)}. Known: {known}."
                 " See 'harness list'."
             ) from None
+
+
+def _hint(function: object, name: str) -> type | None:
+    """The resolved annotation ``name`` of ``function`` when it is a class, else None."""
+    import typing
+
+    try:
+        hint = typing.get_type_hints(function).get(name)
+    except Exception:  # an unresolvable annotation is reported by check-plugin, not here
+        return None
+    return hint if isinstance(hint, type) else None
+
+
+def _common(hints: Iterable[type | None]) -> type | None:
+    from collections import Counter
+
+    counts = Counter(h for h in hints if h is not None and h is not object)
+    return counts.most_common(1)[0][0] if counts else None
 
 
 def _source_of(plugin: object) -> Path | None:

@@ -1099,7 +1099,7 @@ def _params_problems(item: _Item, err: ParamsError, places: dict[str, str]) -> l
 
 def _wanted(item: _Item, fields: dict[str, Any], problems: list[str]):
     """The item's selection filters with values coerced to the params' types."""
-    from harness.components import _describe_type
+    from harness.components import describe_type
 
     out = []
     for option, params in item.filters or []:
@@ -1113,7 +1113,7 @@ def _wanted(item: _Item, fields: dict[str, Any], problems: list[str]):
                 coerced = _adapter(fields[key][0]).validate_python(value)
             except pydantic.ValidationError:
                 problems.append(
-                    f"{option}: {key}: expected {_describe_type(fields[key][0])},"
+                    f"{option}: {key}: expected {describe_type(fields[key][0])},"
                     f" got {_short(value)}."
                 )
                 continue

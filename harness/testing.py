@@ -42,7 +42,7 @@ from harness.components import (
 )
 from harness.registry import KINDS, Registry, build_registry
 
-__all__ = ["CHECKS", "iter_checks", "parametrize_with_checks", "run_checks"]
+__all__ = ["CHECKS", "check_results", "iter_checks", "parametrize_with_checks", "run_checks"]
 
 Check = Callable[[type[Component], Registry], None]
 
@@ -98,10 +98,19 @@ def check_load_is_deterministic(cls: type[Component], registry: Registry) -> Non
     assert isinstance(description, dict), f"{cls.name}.describe must return a dict"
 
 
+def _datasets(task: str, registry: Registry) -> list[type[Dataset]]:
+    return [registry.entries["dataset"][(task, n)].cls for n in registry.names("dataset", task)]
+
+
+def _methods(task: str, registry: Registry) -> list[type[Method]]:
+    return [registry.entries["method"][(task, n)].cls for n in registry.names("method", task)]
+
+
 def _pairs(method: type[Method], registry: Registry) -> Iterator[tuple[type[Dataset], Any]]:
+    """Every dataset of the method's tasks, loaded at its smallest configuration
+    (``test_params``) and seed 0; datasets that skip are left out."""
     for task in method.tasks():
-        for name in registry.names("dataset", task):
-            dataset = registry.entries["dataset"][(task, name)].cls
+        for dataset in _datasets(task, registry):
             try:
                 yield dataset, _loaded(dataset, 0)
             except Skip:
@@ -109,67 +118,216 @@ def _pairs(method: type[Method], registry: Registry) -> Iterator[tuple[type[Data
 
 
 @functools.cache
-def _output(method: type[Method], dataset: type[Dataset]) -> Any:
+def _output(method: type[Method], dataset: type[Dataset], seed: int = 0) -> Any:
     params = _params(method)
-    return method(params).run(_loaded(dataset, 0), params, 0)
+    return method(params).run(_loaded(dataset, seed), params, seed)
+
+
+def _return_annotation(cls: type[Method]) -> Any:
+    try:  # the class namespace resolves ``params: Params`` under postponed annotations
+        return typing.get_type_hints(cls.run, localns=dict(vars(cls))).get("return")
+    except NameError as err:
+        raise AssertionError(
+            f"method '{cls.name}' [run-annotation]: run has an unresolvable annotation: {err}"
+        ) from err
+
+
+def check_run_annotation_names_output_type(cls: type[Component], registry: Registry) -> None:
+    """``Method.run`` has a return annotation, and it is the task's output type (the type
+    the task's metrics take as ``output``; :meth:`Registry.output_type`) or a subclass."""
+    if not issubclass(cls, Method):
+        raise Skip("not a method")
+    annotation = _return_annotation(cls)
+    for task in cls.tasks():
+        expected = registry.output_type(task)
+        shown = expected.__qualname__ if expected is not None else "the task's output type"
+        assert annotation is not None, (
+            f"method '{cls.name}' [run-annotation]: run has no return annotation; annotate"
+            f" it '-> {shown}' (task '{task}')"
+        )
+        if expected is not None:
+            assert isinstance(annotation, type) and issubclass(annotation, expected), (
+                f"method '{cls.name}' [run-annotation]: run is annotated '-> {annotation!r}'"
+                f" but task '{task}' takes {expected.__module__}.{expected.__qualname__}"
+            )
 
 
 def check_run_returns_output_type(cls: type[Component], registry: Registry) -> None:
-    """``Method.run`` returns an instance of its annotated return type on some dataset of
-    its task (datasets it skips are tried in turn)."""
+    """``Method.run`` returns an instance of the task's output type on **every** dataset
+    of its task at the dataset's smallest configuration (a dataset may ``Skip`` it)."""
     if not issubclass(cls, Method):
         raise Skip("not a method")
-    try:  # the class namespace resolves ``params: Params`` under postponed annotations
-        expected = typing.get_type_hints(cls.run, localns=dict(vars(cls))).get("return")
-    except NameError as err:
-        raise AssertionError(f"{cls.name}.run has an unresolvable annotation: {err}") from err
+    annotation = _return_annotation(cls)
+    ran = 0
     for dataset, _ in _pairs(cls, registry):
+        expected = registry.output_type(dataset.task) or annotation
         try:
             output = _output(cls, dataset)
         except Skip:
             continue
+        except Exception as err:
+            raise AssertionError(
+                f"method '{cls.name}' [run-on-every-dataset]: run failed on dataset"
+                f" '{dataset.name}': {type(err).__name__}: {err}"
+            ) from err
+        ran += 1
         if isinstance(expected, type):
             assert isinstance(output, expected), (
-                f"{cls.name}.run returned {type(output).__name__}, annotated {expected.__name__}"
+                f"method '{cls.name}' [run-returns-output-type]: run returned"
+                f" {type(output).__name__} on dataset '{dataset.name}'; the task's output"
+                f" type is {expected.__name__}"
             )
-        return
-    raise Skip(f"every dataset of {cls.tasks()} skips method '{cls.name}' at its test_params")
+    if not ran:
+        raise Skip(f"every dataset of {cls.tasks()} skips method '{cls.name}' at test_params")
 
 
 def check_compute_returns_valid_value(cls: type[Component], registry: Registry) -> None:
-    """``Metric.compute`` returns a finite float, a dict of finite floats or a Curve
-    (or raises Skip) on the output of some method of its task."""
+    """``Metric.compute`` returns a finite float, a dict of finite floats or a Curve of
+    finite values (or raises Skip) on the output of **every** method of its task on every
+    dataset: NaN on a single pair fails."""
     if not issubclass(cls, Metric):
         raise Skip("not a metric")
     metric = cls(_params(cls))
+    computed = 0
     for task in cls.tasks():
-        for method_name in registry.names("method", task):
-            method = registry.entries["method"][(task, method_name)].cls
+        for method in _methods(task, registry):
             for dataset, data in _pairs(method, registry):
                 try:
-                    value = metric.compute(data, _output(method, dataset))
+                    output = _output(method, dataset)
+                except Exception:  # a method's own failure is its check's to report
+                    continue
+                where = f"dataset '{dataset.name}', method '{method.name}'"
+                try:
+                    value = metric.compute(data, output)
                 except Skip:
                     continue
-                _assert_metric_value(cls.name, value)
-                return
-    raise Skip(f"metric '{cls.name}' skipped every (dataset, method) pair at test_params")
+                except Exception as err:
+                    raise AssertionError(
+                        f"metric '{cls.name}' [compute-on-every-output]: compute failed on"
+                        f" {where}: {type(err).__name__}: {err}"
+                    ) from err
+                _assert_metric_value(f"metric '{cls.name}'", value, where)
+                computed += 1
+    if not computed:
+        raise Skip(f"metric '{cls.name}' skipped every (dataset, method) pair at test_params")
 
 
-def _assert_metric_value(name: str, value: Any) -> None:
+def _assert_metric_value(name: str, value: Any, where: str = "") -> None:
+    on = f" on {where}" if where else ""
+    rule = "[finite-metric]"
     if isinstance(value, Curve):
-        assert np.all(np.isfinite(value.values)), f"{name} returned a Curve with non-finite values"
+        assert np.all(np.isfinite(value.values)), (
+            f"{name} {rule}: returned a Curve with non-finite values{on}"
+        )
     elif isinstance(value, dict):
-        assert value, f"{name} returned an empty dict"
+        assert value, f"{name} [metric-value]: returned an empty dict{on}"
         for key, v in value.items():
-            assert isinstance(key, str), f"{name} returned a non-string key {key!r}"
+            assert isinstance(key, str), f"{name} [metric-value]: non-string key {key!r}{on}"
             assert isinstance(v, int | float | np.floating | np.integer) and math.isfinite(v), (
-                f"{name}[{key!r}] = {v!r} is not a finite number (raise Skip instead of NaN)"
+                f"{name} {rule}: [{key!r}] = {v!r} is not a finite number{on} (raise Skip"
+                " where the metric does not apply)"
             )
     else:
         assert isinstance(value, int | float | np.floating | np.integer), (
-            f"{name} returned {type(value).__name__}; expected float, dict or Curve"
+            f"{name} [metric-value]: returned {type(value).__name__}{on}; expected float, dict"
+            " or Curve"
         )
-        assert math.isfinite(value), f"{name} returned {value!r}; raise Skip instead of NaN"
+        assert math.isfinite(value), (
+            f"{name} {rule}: returned {value!r}{on} (raise Skip where the metric does not apply)"
+        )
+
+
+def check_results(task: str, registry: Registry, seeds: tuple[int, ...] = (0, 1)) -> tuple:
+    """The results a report sees, made from every (dataset, method) pair of ``task`` at
+    the smallest configurations and ``seeds``: ``(results DataFrame, curves)`` shaped like
+    :meth:`harness.tracking.Tracker.results` and the report's ``curves`` mapping."""
+    import pandas as pd
+
+    from harness.components import params_as_dict
+
+    rows, curves = [], {}
+    metrics = [registry.entries["metric"][(task, n)].cls for n in registry.names("metric", task)]
+    for dataset in _datasets(task, registry):
+        for method in _methods(task, registry):
+            for seed in seeds:
+                cell = f"{dataset.name}|{method.name}|{seed}"
+                row = {
+                    "cell_hash": cell,
+                    "run_id": cell,
+                    "artifact_uri": "",
+                    "task": task,
+                    "dataset": dataset.name,
+                    "method": method.name,
+                    "seed": str(seed),
+                    "status": "ok",
+                    "reason": "",
+                }
+                row |= {f"dataset.{k}": str(v) for k, v in params_as_dict(_params(dataset)).items()}
+                row |= {f"method.{k}": str(v) for k, v in params_as_dict(_params(method)).items()}
+                try:
+                    data = _loaded(dataset, seed)
+                    output = _output(method, dataset, seed)
+                except Skip as reason:
+                    rows.append(row | {"status": "skipped", "reason": str(reason)})
+                    continue
+                except Exception as err:
+                    rows.append(row | {"status": "failed", "reason": repr(err)})
+                    continue
+                curves[cell] = {}
+                for metric in metrics:
+                    try:
+                        value = metric(_params(metric)).compute(data, output)
+                    except Exception:  # Skip, or a failure the metric's own check reports
+                        continue
+                    if isinstance(value, Curve):
+                        curves[cell][metric.name] = value
+                        row[metric.name] = value.final
+                    elif isinstance(value, dict):
+                        row |= {f"{metric.name}.{k}": float(v) for k, v in value.items()}
+                    else:
+                        row[metric.name] = float(value)
+                rows.append(row)
+    return pd.DataFrame(rows), curves
+
+
+def check_build_on_check_results(cls: type[Component], registry: Registry) -> None:
+    """``Report.build`` runs on the results of every (dataset, method) pair of its task
+    at the smallest configurations and two seeds, and returns ``{name: Figure or
+    DataFrame}`` (or raises Skip)."""
+    from harness.components import Report
+
+    if not issubclass(cls, Report):
+        raise Skip("not a report")
+    for task in cls.tasks():
+        results, curves = check_results(task, registry)
+        try:
+            items = cls().build(results, curves)
+        except Skip:
+            continue
+        except Exception as err:
+            raise AssertionError(
+                f"report '{cls.name}' [build]: build failed on the check results of task"
+                f" '{task}': {type(err).__name__}: {err}"
+            ) from err
+        assert isinstance(items, dict), (
+            f"report '{cls.name}' [build]: build returned {type(items).__name__}; expected a"
+            " dict of figures and tables"
+        )
+        for name, item in items.items():
+            assert hasattr(item, "savefig") or hasattr(item, "to_csv"), (
+                f"report '{cls.name}' [build]: item {name!r} is {type(item).__name__}; expected"
+                " a matplotlib Figure or a pandas DataFrame"
+            )
+        _close_figures(items)
+
+
+def _close_figures(items: dict[str, Any]) -> None:
+    import sys
+
+    plt = sys.modules.get("matplotlib.pyplot")
+    for item in items.values():
+        if plt is not None and hasattr(item, "savefig"):
+            plt.close(item)
 
 
 def _equal(a: Any, b: Any) -> bool:
@@ -196,14 +354,18 @@ CHECKS: tuple[Check, ...] = (
     check_docstring_names_source,
     check_params_are_typed_with_defaults,
     check_load_is_deterministic,
+    check_run_annotation_names_output_type,
     check_run_returns_output_type,
     check_compute_returns_valid_value,
+    check_build_on_check_results,
 )
 # Checks that apply to one kind of component only; the others apply to every kind.
 _KIND_OF_CHECK = {
     check_load_is_deterministic: "dataset",
+    check_run_annotation_names_output_type: "method",
     check_run_returns_output_type: "method",
     check_compute_returns_valid_value: "metric",
+    check_build_on_check_results: "report",
 }
 
 
