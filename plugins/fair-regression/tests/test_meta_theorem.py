@@ -35,24 +35,42 @@ def _meta_theorem_holds(row) -> bool:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("model", "regressor"), [("linear", "ridge"), ("lipschitz", "knn-rate")])
-def test_fair_risk_falls_at_the_regression_rate(model, regressor):
-    # Meta-theorem: fair risk <~ regression risk + transport cost, and the transport cost
-    # (maps estimated on n_calib = n rows) falls about as 1/n, no slower than either base
-    # rate (ridge (d + M)/n, k-NN n^(-2/3)); so the fair-risk slope equals the regression
-    # slope. 6 seeds x 3 sizes here; the suite runs 20 x 5.
-    row = _rate_rows(model, regressor)
+def test_fair_risk_falls_at_the_ridge_rate():
+    # Meta-theorem: fair risk <~ regression risk + transport cost. Ridge on the linear
+    # model has rate (d + M)/n and the maps (estimated on n_calib = n rows) about 1/n, so
+    # the fair-risk slope equals the regression slope (suite, 20 seeds x 5 sizes: -1.00
+    # vs -0.95, paired difference -0.05, CI -0.15 to 0.06). 6 seeds x 3 sizes here.
+    row = _rate_rows("linear", "ridge")
     assert _meta_theorem_holds(row), row.to_dict()
-    # The transport term falls at least about as fast as 1 / n_calib: its CI reaches -1
-    # or below (for Gaussian groups the empirical W2 rate carries a log factor).
+    # The transport term falls at least about as fast as 1 / n_calib: its CI reaches -1.
     assert row["transport-risk lo"] <= -1, row.to_dict()
-    # The base rates: ridge's CI covers -1 ((d + M) / n); k-NN with k ~ n^(2/3) is a
-    # nonparametric rate, clearly slower than 1/n (measured -0.56, CI -0.60 to -0.52 here:
-    # at these sizes slower than the asymptotic -2/3, see the README).
-    if regressor == "ridge":
-        assert row["regression-risk lo"] <= -1 <= row["regression-risk hi"], row.to_dict()
-    else:
-        assert -0.9 < row["regression-risk lo"] <= row["regression-risk hi"] < -0.4, row.to_dict()
+    assert row["regression-risk lo"] <= -1 <= row["regression-risk hi"], row.to_dict()
+
+
+@pytest.mark.slow
+def test_knn_fair_risk_is_bounded_by_regression_plus_transport():
+    # k-NN (k = n^(2/3)) on the Lipschitz model: a nonparametric rate, and the bound
+    # fair <= C (regression + transport) with the measured C <= 1.42 (suite, 20 seeds).
+    # The slopes themselves need not match at these sizes (suite: fair -0.63, regression
+    # -0.77, paired difference 0.14, CI 0.08 to 0.20): the barycenter map scales group s's
+    # errors by about (sbar / scale_s)^2 (1.69 and 0.42 here), so the fair risk weighs the
+    # groups differently from the regression risk, and their errors fall at different
+    # speeds at these sizes. 6 seeds x 3 sizes here.
+    ds = datasets.SyntheticUnequalVariance()
+    for n in SIZES:
+        data = ds.load(ds.Params(model="lipschitz", d=1, n_train=n, n_calib=n, n_test=3000), 0)
+        p = methods.Projection.Params(regressor="knn-rate")
+        out = methods.Projection(p).run(data, p, 0)
+        fair = metrics.FairRisk().compute(data, out)
+        bound = metrics.RegressionRisk().compute(data, out)
+        bound += metrics.TransportRisk().compute(data, out)
+        assert fair <= 2 * bound, (n, fair, bound)
+    # Both slopes lie within 0.3 of the suite's -0.63 / -0.77 (the half-width of a 6-seed,
+    # 3-size CI is about 0.1-0.2): slower than 1/n, a nonparametric rate.
+    row = _rate_rows("lipschitz", "knn-rate")
+    assert -0.95 < row["fair-risk lo"] <= row["fair-risk hi"] < -0.33, row.to_dict()
+    assert -1.07 < row["regression-risk lo"] <= row["regression-risk hi"] < -0.47, row.to_dict()
+    assert row["transport-risk lo"] <= -1, row.to_dict()
 
 
 @pytest.mark.slow

@@ -107,21 +107,45 @@ def _figure(n_panels: int):
     return fig, axes.ravel()[:n_panels]
 
 
-_MARKERS = {"ridge": "o", "random-forest": "s", "kernel-ridge": "D", "knn": "v", "mlp": "^"}
+_MARKERS = {
+    "ridge": "o", "random-forest": "s", "kernel-ridge": "D", "knn": "v", "knn-rate": "<",
+    "oracle": "*", "mlp": "^",
+}  # fmt: skip
 
 
-def _style(method: str, regressor: str, methods: list[str]) -> dict[str, Any]:
-    """One colour per method, one marker per base regressor."""
+def _style(key: str, regressor: str, keys: list[str]) -> dict[str, Any]:
+    """One colour per method configuration (``key``), one marker per base regressor."""
     import matplotlib
 
-    color = matplotlib.colormaps["tab10"](methods.index(method) % 10)
+    color = matplotlib.colormaps["tab20" if len(keys) > 10 else "tab10"](keys.index(key) % 20)
     return {"color": color, "marker": _MARKERS.get(regressor, "x")}
 
 
-def _legend(fig: Any, ax: Any) -> None:
-    """One figure legend below the panels (outside every data area)."""
-    handles, labels = ax.get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8, frameon=False)
+def _keys(df) -> list[str]:
+    """Sorted method configurations (method plus varying params) for ``_style``."""
+    return sorted((df["method"].astype(str) + df["variant"]).unique())
+
+
+def _handles(axes) -> tuple[list, list[str]]:
+    """Legend entries of every panel, each label once."""
+    seen: dict[str, Any] = {}
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            seen.setdefault(label, handle)
+    return list(seen.values()), list(seen)
+
+
+def _legend(fig: Any, axes: Any) -> int:
+    """One figure legend below the panels (outside every data area); returns its rows."""
+    handles, labels = _handles(axes)
+    fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=7, frameon=False)
+    return -(-len(labels) // 2)
+
+
+def _bottom(fig: Any, legend_rows: int) -> float:
+    """Fraction of the figure height to keep free below the panels for the legend."""
+    inches = 0.18 * legend_rows + 0.2
+    return min(0.6, inches / fig.get_figheight())
 
 
 class RiskUnfairness(Report):
@@ -167,7 +191,7 @@ class RiskUnfairness(Report):
         )
         table.columns = [" ".join(c).strip() if isinstance(c, tuple) else c for c in table.columns]
         datasets = sorted(df["panel"].unique())
-        methods = sorted(df["method"].unique())
+        keys = _keys(df)
         fig, axes = _figure(len(datasets))
         for ax, dataset in zip(axes, datasets, strict=True):
             for _, row in table[table["panel"] == dataset].iterrows():
@@ -177,13 +201,13 @@ class RiskUnfairness(Report):
                     yerr=np.nan_to_num(row[f"{risk} std"]),
                     linestyle="none", capsize=3,
                     label=row["label"],
-                    **_style(row["method"], row["method.regressor"], methods),
+                    **_style(row["method"] + row["variant"], row["method.regressor"], keys),
                 )  # fmt: skip
             ax.set_title(dataset, fontsize=9)
             ax.set_xlabel(f"{unfair} (unitless, lower is fairer)")
             ax.set_ylabel(f"{risk} (squared target units)" if risk == "mse" else risk)
-        _legend(fig, axes[0])
-        fig.tight_layout(rect=(0, 0.12, 1, 1))
+        rows = _legend(fig, axes)
+        fig.tight_layout(rect=(0, _bottom(fig, rows), 1, 1))
         return {"risk-unfairness": fig, "risk-unfairness-table": table}
 
 
@@ -317,13 +341,13 @@ class FairRiskRate(Report):
             return {}
         panels = sorted(table["panel"].unique())
         fig, axes = _figure(len(panels))
-        methods = sorted(df["method"].unique())
+        keys = _keys(df)
         for ax, panel in zip(axes, panels, strict=True):
             part = df[df["panel"] == panel]
-            for (method, regressor, name), one in part.groupby(
-                ["method", "method.regressor", "label"]
+            for (method, variant, regressor, name), one in part.groupby(
+                ["method", "variant", "method.regressor", "label"]
             ):
-                style = _style(method, regressor, methods)
+                style = _style(method + variant, regressor, keys)
                 for metric, line in _LINES.items():
                     if metric not in one or one[metric].isna().all():
                         continue
@@ -338,15 +362,14 @@ class FairRiskRate(Report):
             ax.set_xlabel("n_train = labeled rows (n_calib as configured)")
             ax.set_ylabel("risk (squared target units)")
             ax.set_title(panel, fontsize=9)
-        handles, labels = axes[0].get_legend_handles_labels()
+        handles, labels = _handles(axes)
         from matplotlib.lines import Line2D
 
         for metric, line in _LINES.items():
             handles.append(Line2D([], [], color="black", linestyle=line))
             labels.append(f"{metric}: {_RISK_HELP[metric]}")
         fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=7, frameon=False)
-        rows = -(-len(labels) // 2)
-        fig.tight_layout(rect=(0, min(0.5, 0.05 * rows + 0.03), 1, 1))
+        fig.tight_layout(rect=(0, _bottom(fig, -(-len(labels) // 2)), 1, 1))
         return {"fair-risk-rate": fig, "fair-risk-rate-table": table}
 
 
@@ -419,6 +442,6 @@ class TradeOff(Report):
                 "excess-risk E(f - f*)^2 (squared target units)" if synthetic
                 else "mse (squared target units)"
             )  # fmt: skip
-        _legend(fig, axes[0])
-        fig.tight_layout(rect=(0, 0.12, 1, 1))
+        rows = _legend(fig, axes)
+        fig.tight_layout(rect=(0, _bottom(fig, rows), 1, 1))
         return {"trade-off": fig, "trade-off-table": table}
