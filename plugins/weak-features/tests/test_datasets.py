@@ -169,3 +169,21 @@ def test_one_class_training_label_is_rejected():
         build_weak_data(
             x, v, np.zeros(40, dtype=np.int64), ("w",), "noisy", 0.1, 0.3, np.random.default_rng(0)
         )
+
+
+def test_non_finite_data_and_output_are_rejected_naming_the_field():
+    import dataclasses
+
+    from harness_weak_features.data import WeakOutput
+
+    data = Synthetic().load(Synthetic.Params(n=100), 0)
+    x = data.x_train.copy()
+    x[0, 0] = np.nan
+    with pytest.raises(ValueError, match="x_train has non-finite"):
+        dataclasses.replace(data, x_train=x)
+    lik = data.lik_test.copy()
+    lik[0, 0, 0] = np.inf
+    with pytest.raises(ValueError, match="lik_test has non-finite"):
+        dataclasses.replace(data, lik_test=lik)
+    with pytest.raises(ValueError, match="y_score has non-finite"):
+        WeakOutput(np.zeros(2, dtype=np.int64), np.array([0.5, np.nan]))
