@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 JOBS   ?= 2
 
-.PHONY: install run smoke test lint format benchmark ui clean
+.PHONY: install run smoke test lint format benchmark bench ui clean
 
 $(STAMP): requirements.txt pyproject.toml $(wildcard plugins/*/pyproject.toml)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -36,6 +36,9 @@ format: install
 
 benchmark: install  ## speed targets of every issue, measured with pytest-benchmark
 	$(BIN)/pytest -q --benchmark-enable --benchmark-only -p no:randomly
+
+bench: install  ## issue 20's speed table at its sizes, every goal checked (a few minutes; quiet machine)
+	$(BIN)/pytest -q benchmarks --benchmark-enable -p no:randomly
 
 ui: install
 	$(BIN)/harness ui

@@ -143,6 +143,8 @@ def _execute(cell: Cell, registry: Registry, result: CellResult) -> None:
         result.status, result.reason = "failed", str(err)
         result.error = traceback.format_exc()
     except Exception as err:  # a failing cell is recorded and the suite goes on
+        if on_cell_error is not None:  # --pdb: the debugger at the frame that raised
+            on_cell_error(err)
         result.status, result.reason = "failed", f"{type(err).__name__}: {err}"
         result.error = traceback.format_exc()
 

@@ -326,3 +326,51 @@ def test_run_on_a_real_dask_scheduler_with_two_workers_matches_one_job(
                 process.wait(20)
             except subprocess.TimeoutExpired:
                 process.kill()
+
+
+BOOM = """
+name: debug
+seeds: [0]
+timeout: 1m
+runs:
+  - task: toy
+    datasets: [noise]
+    methods: [mean, boom]
+    metrics: [abs-error]
+"""
+
+
+@pytest.mark.slow
+def test_pdb_stops_in_the_frame_that_raised(toy_env, write_suite, store, tmp_path):
+    done = subprocess.run(
+        [BIN / "harness", "run", write_suite(BOOM), "--pdb", "--tracking-uri", store],
+        env=toy_env,
+        cwd=tmp_path,
+        input="p type(self).__name__, seed\nc\n",
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "(Pdb)" in done.stdout and "('Boom', " in done.stdout  # the method's own frame
+    assert "boom: this method always fails" in done.stdout
+
+
+@pytest.mark.parametrize("value", ["-1", "many", "1.5"])
+def test_bad_jobs_value_is_refused_naming_it(value, tmp_path):
+    from click.testing import CliRunner
+
+    from harness.cli import cli
+
+    result = CliRunner().invoke(cli, ["run", str(tmp_path / "x.yaml"), "-j", value])
+    assert result.exit_code == 2 and f"'{value}' is not a number of workers" in result.output
+
+
+def test_jobs_auto_and_zero_pick_the_executor(faults):
+    from harness.cli import _Jobs
+    from harness.executors import make_executor
+
+    assert _Jobs().convert("auto", None, None) == auto_jobs()
+    assert isinstance(make_executor(faults, 0), InProcessExecutor)
+    assert isinstance(make_executor(faults, 2), LocalExecutor)
+    assert isinstance(make_executor(faults, 2, pdb=True), InProcessExecutor)

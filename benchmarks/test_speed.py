@@ -1,0 +1,199 @@
+"""Issue 20's speed table, one benchmark per figure (ratios measured in one run).
+
+Every figure is printed at the end of the run (``issue-20 speed figures``). Under
+``make bench`` the sizes are the table's and each goal is asserted; with benchmarks
+disabled (``make test``) each runs once at a small size and only has to work.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from figures import record
+
+from harness.executors import LocalExecutor
+from harness.runner import run_suite
+from harness.suite import load_suite
+from harness.tracking import Tracker
+
+HARNESS = str(Path(sys.executable).parent / "harness")
+
+PROBE = """
+name: {name}
+repetitions: {n}
+timeout: 10m
+runs:
+  - task: probe
+    datasets: [numbers]
+    methods: [{methods}]
+    metrics: [value]
+"""
+
+
+def _suite(probe, suite_file, name, n, methods="noop"):
+    return load_suite(suite_file(PROBE.format(name=name, n=n, methods=methods)), probe)
+
+
+def _run(suite, probe, uri, jobs=1, on_cell=None):
+    """Seconds to run ``suite`` into the store at ``uri`` with ``jobs`` workers."""
+    tracker = Tracker(uri)
+    tic = time.perf_counter()
+    outcome = run_suite(suite, probe, tracker, executor=LocalExecutor(probe, jobs), on_cell=on_cell)
+    seconds = time.perf_counter() - tic
+    assert not outcome.problems
+    return seconds
+
+
+def _once(benchmark, fn):
+    """Run ``fn`` once under pytest-benchmark (its timing is the benchmark's figure)."""
+    return benchmark.pedantic(fn, rounds=1, iterations=1)
+
+
+def test_overhead_per_cell_on_20ms_cells(benchmark, full, probe, suite_file, new_store):
+    """(T(510 cells) - T(10 cells)) / 500 - 20 ms: start-up and fixed costs cancel."""
+    small, large = (10, 510) if full else (4, 24)
+    sleepy = "{name: sleep, params: {ms: 20}}"
+
+    def measure():
+        t_small = _run(_suite(probe, suite_file, "s20a", small, sleepy), probe, new_store())
+        t_large = _run(_suite(probe, suite_file, "s20b", large, sleepy), probe, new_store())
+        return (t_large - t_small) / (large - small) - 0.020
+
+    overhead = _once(benchmark, measure)
+    record(
+        f"overhead per 20 ms cell ({small} vs {large} cells, -j 1)",
+        f"{overhead * 1000:.2f} ms",
+        "<= 2 ms",
+    )
+    if full:
+        assert overhead <= 0.002
+
+
+def _bare_loop(uri: str, n: int) -> float:
+    """Seconds for ``n`` cells' worth of the bare MLflow client loop: create a run, one
+    ``log_batch`` (a metric and four params), terminate (the reference of the table)."""
+    from mlflow.entities import Metric, Param
+
+    client = Tracker(uri).client
+    experiment = client.create_experiment("bare")
+    tic = time.perf_counter()
+    for i in range(n):
+        run = client.create_run(experiment)
+        now = int(time.time() * 1000)
+        client.log_batch(
+            run.info.run_id,
+            metrics=[Metric("value", float(i), now, 0)],
+            params=[Param(k, str(i)) for k in ("task", "dataset", "method", "seed")],
+        )
+        client.set_terminated(run.info.run_id)
+    return time.perf_counter() - tic
+
+
+def test_noop_cell_against_the_bare_mlflow_loop(benchmark, full, probe, suite_file, new_store):
+    n = 200 if full else 10
+
+    def measure():
+        bare = _bare_loop(new_store(), n)
+        ours = _run(_suite(probe, suite_file, "noop", n), probe, new_store())
+        return ours / bare, ours / n, bare / n
+
+    ratio, ours, bare = _once(benchmark, measure)
+    record(
+        f"no-op cell vs bare MLflow loop ({n} cells, same run)",
+        f"{ratio:.2f}x ({ours * 1000:.1f} vs {bare * 1000:.1f} ms)",
+        "<= 1.1x",
+    )
+    if full:
+        assert ratio <= 1.1
+
+
+def test_per_cell_cost_is_flat_and_resume_is_cheap(benchmark, full, probe, suite_file, new_store):
+    """Per-cell cost at a small and a large suite of no-op cells, then the resume of the
+    large one (nothing to run) per cell, in this process (start-up excluded)."""
+    small, large = (100, 3000) if full else (10, 40)
+
+    def measure():
+        t_small = _run(_suite(probe, suite_file, "flat-a", small), probe, new_store())
+        uri = new_store()
+        suite = _suite(probe, suite_file, "flat-b", large)
+        t_large = _run(suite, probe, uri)
+        t_resume = _run(suite, probe, uri)
+        return t_small / small, t_large / large, t_resume / large
+
+    per_small, per_large, per_resume = _once(benchmark, measure)
+    record(
+        f"per-cell cost at {small} vs {large} no-op cells",
+        f"{per_small * 1000:.1f} vs {per_large * 1000:.1f} ms ({per_large / per_small:.2f}x)",
+        "flat, within 20%",
+    )
+    record(
+        f"resume of a finished {large}-cell suite, per cell (+ start-up)",
+        f"{per_resume * 1000:.2f} ms/cell",
+        "<= 1 ms/cell",
+    )
+    if full:
+        assert per_large / per_small <= 1.2
+        assert per_resume <= 0.001
+
+
+def _whole(env, *args, cwd) -> float:
+    tic = time.perf_counter()
+    done = subprocess.run([HARNESS, *args], env=env, cwd=cwd, capture_output=True, text=True)
+    seconds = time.perf_counter() - tic
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    return seconds
+
+
+def test_start_up_of_run_and_list(benchmark, full, probe_env, suite_file, new_store, tmp_path):
+    """Whole processes, every installed plugin plus the probe, a store that exists."""
+    path = suite_file(PROBE.format(name="one", n=1, methods="noop"))
+    uri = new_store()
+
+    def measure():
+        run = _whole(probe_env, "run", str(path), "--tracking-uri", uri, cwd=tmp_path)
+        listing = _whole(probe_env, "list", cwd=tmp_path)
+        return run, listing
+
+    run, listing = _once(benchmark, measure)
+    record("`harness run` of a 1-cell suite, whole process", f"{run:.2f} s", "<= 2 s")
+    record("`harness list`, whole process", f"{listing:.2f} s", "<= 1 s")
+    if full:
+        assert run <= 2.0 and listing <= 1.0
+
+
+def test_two_jobs_on_cpu_bound_cells(benchmark, full, probe, suite_file, new_store):
+    """Time of the parallel part, -j 1 over -j 2, on cells that each burn CPU."""
+    n, seconds = (16, 0.25) if full else (4, 0.05)
+    spin = f"{{name: spin, params: {{seconds: {seconds}}}}}"
+
+    def measure():
+        one = _run(_suite(probe, suite_file, "cpu-1", n, spin), probe, new_store(), jobs=1)
+        two = _run(_suite(probe, suite_file, "cpu-2", n, spin), probe, new_store(), jobs=2)
+        return one / two
+
+    speedup = _once(benchmark, measure)
+    record(f"-j 2 vs -j 1 on {n} CPU-bound cells of {seconds} s", f"{speedup:.2f}x", ">= 1.8x")
+    if full:
+        assert speedup >= 1.8
+
+
+def test_dataset_loads_once_per_data_key(benchmark, probe, suite_file, new_store):
+    """1 dataset x 2 methods x 8 seeds: 8 loads, with one worker and with two."""
+    methods = "{name: noop, grid: {tag: [0, 1]}}"
+
+    def measure():
+        loads = []
+        for jobs in (1, 2):
+            seen: list = []
+            suite = _suite(probe, suite_file, f"loads-{jobs}", 8, methods)
+            _run(suite, probe, new_store(), jobs, on_cell=lambda c, r, seen=seen: seen.append(r))
+            assert len(seen) == 16
+            loads.append(sum("load" in r.seconds for r in seen))
+        return loads
+
+    loads = _once(benchmark, measure)
+    record("Dataset.load calls, 1 dataset x 2 methods x 8 seeds", f"{loads} (-j 1, -j 2)", "8")
+    assert loads == [8, 8]
