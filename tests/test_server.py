@@ -62,7 +62,8 @@ def _toy_env(folder: Path) -> dict[str, str]:
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: harness-toy\nVersion: 0.1.0\n")
     (info / "entry_points.txt").write_text("[harness]\ntoy = toy_plugin\n")
     shutil.copy(Path(__file__).parent / "toy_plugin.py", site / "toy_plugin.py")
-    env = dict(os.environ, PYTHONPATH=str(site))
+    paths = [str(site), *filter(None, [os.environ.get("PYTHONPATH")])]  # keep pytest's
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(paths))
     others = {ep.name for ep in entry_points(group="harness")} - {"toy"}
     env["HARNESS_DISABLE_PLUGINS"] = ",".join(sorted(others))
     for name in ("MLFLOW_TRACKING_URI", "MLFLOW_TRACKING_USERNAME", "MLFLOW_TRACKING_PASSWORD"):
@@ -137,7 +138,7 @@ def _database(server_uri: str) -> str:
 @pytest.fixture(scope="module")
 def served(tmp_path_factory, postgres, _empty_store):
     """``harness server`` on a fresh PostgreSQL database (a SQLite copy when there is no
-    PostgreSQL), with two workers; yields (base URL, backend URI, environment, folder).
+    PostgreSQL), with one worker; yields (base URL, backend URI, environment, folder).
     On teardown, SIGTERM must stop harness and every server process within 30 s."""
     import psutil
 
@@ -150,7 +151,7 @@ def served(tmp_path_factory, postgres, _empty_store):
         backend = f"sqlite:///{folder}/mlflow.db"
     port = _free_port()
     command = [HARNESS, "server", "--store", backend, "--artifacts", str(folder / "artifacts")]
-    command += ["--port", str(port), "--workers", "2"]
+    command += ["--port", str(port), "--workers", "1"]
     log = (folder / "server.log").open("w")  # the server's own lines (a pipe could fill)
     process = subprocess.Popen(
         command, env=env, cwd=folder, stdout=subprocess.PIPE, stderr=log, text=True
