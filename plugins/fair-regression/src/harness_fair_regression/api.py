@@ -8,8 +8,13 @@ A method of this task takes a :class:`FairRegressionData` and returns a
     import numpy as np
     from harness import Method
     from harness_fair_regression.api import (
-        FairRegressionData, RegressionOutput, Regressor, base_predictions, fit_barycenter_map,
+        FairRegressionData,
+        RegressionOutput,
+        Regressor,
+        base_predictions,
+        fit_barycenter_map,
     )
+
 
     class MyPostProcessing(Method):
         \"\"\"Barycenter map fitted on the calibration split (Source: my paper, eq. 3).\"\"\"
@@ -23,10 +28,12 @@ A method of this task takes a :class:`FairRegressionData` and returns a
         def run(self, data: FairRegressionData, params: Params, seed: int) -> RegressionOutput:
             base = base_predictions(data, params.regressor)  # {"train", "calib", "test"}
             rng = np.random.default_rng(seed)
-            fitted = fit_barycenter_map(base["calib"], data.s_calib, data.n_groups,
-                                        jitter=1e-5, split=False, rng=rng)
-            return RegressionOutput(fitted.transform(base["test"], data.s_test, rng),
-                                    base_pred=base["test"])
+            fitted = fit_barycenter_map(
+                base["calib"], data.s_calib, data.n_groups, jitter=1e-5, split=False, rng=rng
+            )
+            return RegressionOutput(
+                fitted.transform(base["test"], data.s_test, rng), base_pred=base["test"]
+            )
 
 Shapes and units (n_* = rows of a split, d = features, M = groups):
 
