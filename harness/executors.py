@@ -162,9 +162,10 @@ class _Router:
     def __len__(self) -> int:
         return sum(len(g) for g in self.groups.values())
 
-    def take(self, last_key: str | None, steal: bool = True) -> Cell | None:
+    def take(self, last_key: str | None, steal: bool = True, force: bool = False) -> Cell | None:
         """The next cell for a worker whose last cell had data key ``last_key``; with
-        ``steal=False`` (a worker that is still busy) none from another worker's group."""
+        ``steal=False`` (a worker that is still busy) none from another worker's group;
+        ``force`` (every worker idle) takes any cell left."""
         if last_key in self.groups:
             return self._pop(last_key)
         for key in self.groups:
@@ -172,7 +173,7 @@ class _Router:
                 self.started.add(key)
                 return self._pop(key)
         key = max(self.groups, key=lambda k: len(self.groups[k]), default=None)
-        if key is None or not steal or len(self.groups[key]) < 2:
+        if key is None or not steal or (len(self.groups[key]) < 2 and not force):
             return None  # the one cell left of a group is its owner's next one
         cell = self.groups[key].pop()
         if not self.groups[key]:
@@ -186,9 +187,11 @@ class _Router:
         return cell
 
     def put_back(self, cells: Iterable[Cell]) -> None:
-        """Return cells that were sent to a worker but never started."""
+        """Return cells that were sent to a worker but never started (the worker was
+        killed or died): their group is free for any worker again."""
         for cell in reversed(list(cells)):
             self.groups.setdefault(cell.data_key, deque()).appendleft(cell)
+            self.started.discard(cell.data_key)
 
 
 def route(cells: Iterable[Cell]) -> list[Cell]:
@@ -390,7 +393,14 @@ class LocalExecutor:
             if not busy:
                 if not len(router):
                     return
-                time.sleep(0.005)  # the writer is behind: let it catch up
+                if writer.backlog < limit:  # every worker idle: any cell left will do
+                    cell = router.take(None, force=True)
+                    assert cell is not None
+                    slots[0].sent.append(cell)
+                    slots[0].last_key = cell.data_key
+                    slots[0].conn.send(cell)
+                else:
+                    time.sleep(0.005)  # the writer is behind: let it catch up
                 continue
             wait_s = min(s.deadline for s in busy) - time.monotonic()
             if writer.backlog >= limit:

@@ -9,6 +9,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -98,6 +99,19 @@ def test_timeout_counts_from_the_start_of_the_cell_not_its_queueing(executor, fa
     timed_out = next(r for c, r in results if r.status == "timeout")
     assert "1.2 s" in timed_out.reason
     assert 1000 <= timed_out.end_ms - timed_out.start_ms < 5000
+
+
+def test_cell_after_a_killed_one_of_its_data_key_still_runs(executor, faults, write_suite):
+    # The 0 s cell shares the 30 s cell's data and was already sent to the worker that
+    # gets killed: it must be handed to the fresh worker, not lost or left waiting.
+    methods = "[{name: sleep, grid: {seconds: [30, 0]}}]"
+    cells = _cells(faults, write_suite, methods, seeds=[0], timeout="1s")
+    outcome = []
+    thread = threading.Thread(target=lambda: outcome.extend(_run(executor, cells)))
+    thread.start()
+    thread.join(60)
+    assert not thread.is_alive(), "the executor never finished"
+    assert [r.status for _, r in outcome] == ["timeout", "ok"]
 
 
 def test_crash_and_segfault_are_failed_with_the_cause_and_the_suite_goes_on(
