@@ -127,9 +127,11 @@ class FairRegressionData:
     g_star_test : ndarray of float64, shape (n_test,) or None
         Fair Bayes predictor g*(x, s) = sum_s' p_s' Q_{f*|s'}(F_{f*|s}(f*(x, s))) on the test
         split (synthetic data only), in target units.
-    f_star_train, f_star_calib : ndarray of float64, shape (n_train,) / (n_calib,), or None
-        f* on the training and calibration rows (synthetic data only): the ``oracle``
-        base regressor and the ``transport-risk`` metric use them.
+    f_star_train : ndarray of float64, shape (n_train,) or None
+        f* on the training rows (synthetic data only), for the ``oracle`` base regressor.
+    f_star_calib : ndarray of float64, shape (n_calib,) or None
+        f* on the calibration rows (synthetic data only), for the ``oracle`` base
+        regressor and the ``transport-risk`` metric.
     cost_of_fairness : float or None
         U(f*) = min_nu sum_s p_s W_2^2(Law(f* | S=s), nu) = E(f* - g*)^2 in closed form
         (synthetic data only), squared target units.

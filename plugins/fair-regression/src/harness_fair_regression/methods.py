@@ -286,7 +286,8 @@ class Unconstrained(Method):
 
     Parameters
     ----------
-    regressor : {"ridge", "kernel-ridge", "random-forest", "gradient-boosting", "knn"}
+    regressor : {"ridge", "kernel-ridge", "random-forest", "gradient-boosting", "knn", \
+"knn-rate", "oracle"}
         Base model fitted on the training split, default="ridge".
 
     Returns
@@ -318,7 +319,8 @@ class WassersteinBarycenter(Method):
 
     Parameters
     ----------
-    regressor : {"ridge", "kernel-ridge", "random-forest", "gradient-boosting", "knn"}
+    regressor : {"ridge", "kernel-ridge", "random-forest", "gradient-boosting", "knn", \
+"knn-rate", "oracle"}
         Base model fitted on the training split, default="ridge".
     jitter : float, default=1e-5
         Half-width sigma of the uniform noise U[-sigma, sigma] on predictions, target units.
@@ -367,7 +369,8 @@ class Projection(Method):
 
     Parameters
     ----------
-    regressor : {"ridge", "kernel-ridge", "random-forest", "gradient-boosting", "knn"}
+    regressor : {"ridge", "kernel-ridge", "random-forest", "gradient-boosting", "knn", \
+"knn-rate", "oracle"}
         Base model fitted on the training split, default="ridge".
     jitter : float, default=0.0
         Half-width of uniform tie-breaking noise; 0 reproduces the paper's plain map.
@@ -427,7 +430,8 @@ class PartialFairness(Method):
 
     Parameters
     ----------
-    regressor : {"ridge", "kernel-ridge", "random-forest", "gradient-boosting", "knn"}
+    regressor : {"ridge", "kernel-ridge", "random-forest", "gradient-boosting", "knn", \
+"knn-rate", "oracle"}
         Base model fitted on the training split, default="ridge".
     alpha : float, default=0.25
         Relative improvement in [0, 1]: 1 = unconstrained, 0 = fully fair; the unfairness
