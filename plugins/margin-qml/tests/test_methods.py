@@ -168,3 +168,14 @@ def test_nqe_pretraining_separates_classes_more_than_iqp():
     d_nqe = trace_distance(NQE(nqe).run(data, nqe, 0).train_states, data.y_train)
     # Papers file §6: NQE raises the trace distance (MNIST .59 -> .92); here at 4 qubits.
     assert d_nqe > d_iqp + 0.05
+
+
+@pytest.mark.parametrize("layers", [1, 3, 5, 9])
+def test_12_qubit_qcnn_is_a_reconstruction_with_20_l_plus_1_blocks(layers):
+    # No 12-qubit layout in the papers file: the same brickwork rule gives levels of 12, 6
+    # and 3 active wires (12L + 6L + 2L blocks) and one final block, 20L + 1 blocks as in
+    # the papers file's pilot (§7); 15(20L + 1) = 300L + 15 angles unshared, 15(3L + 1)
+    # shared (one set per level repetition and one for the final block).
+    assert len(circuits.qcnn_layout(12, layers)) == 20 * layers + 1
+    assert circuits.QCNN(12, layers, False).n_params == 300 * layers + 15
+    assert circuits.QCNN(12, layers, True).n_params == 15 * (3 * layers + 1)

@@ -193,13 +193,24 @@ class StronglyEntangling:
         """Apply the circuit to states (batch, 2, ..., 2) with angles ``theta`` (n_params,)."""
         n = self.n_qubits
         w = theta.reshape(self.layers, n, 3)
+        gates = sim.rot(w[..., 0], w[..., 1], w[..., 2])  # (L, n, 2, 2), all layers at once
+        fused = [_kron_chunk(gates[:, i : i + 4]) for i in range(0, n, 4)]  # one per 4 wires
         for layer in range(self.layers):
-            gates = sim.rot(w[layer, :, 0], w[layer, :, 1], w[layer, :, 2])
-            for wire in range(n):
-                psi = sim.apply_1q(psi, gates[wire], wire)
+            for i, chunk in zip(range(0, n, 4), fused, strict=True):
+                psi = sim.apply_local(psi, chunk[layer], i, min(4, n - i))
             diag = torch.as_tensor(_cz_ring_diagonal(n, layer % (n - 1) + 1), dtype=psi.dtype)
             psi = sim.apply_diagonal(psi, diag)
         return psi
+
+
+def _kron_chunk(gates: torch.Tensor) -> torch.Tensor:
+    """Kronecker product over axis 1 of (L, m, 2, 2) one-qubit gates: (L, 2**m, 2**m)."""
+    out = gates[:, 0]
+    for j in range(1, gates.shape[1]):
+        g = gates[:, j]
+        d = out.shape[-1] * 2
+        out = torch.einsum("...ij,...kl->...ikjl", out, g).reshape(*out.shape[:-2], d, d)
+    return out
 
 
 def amplitude_states(states: np.ndarray, dtype: torch.dtype) -> torch.Tensor:

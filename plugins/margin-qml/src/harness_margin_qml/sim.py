@@ -21,6 +21,7 @@ __all__ = [
     "apply_1q",
     "apply_2q",
     "apply_diagonal",
+    "apply_local",
     "cnot",
     "hadamard_all",
     "kron",
@@ -107,6 +108,33 @@ def apply_2q(psi: torch.Tensor, gate: torch.Tensor, a: int, b: int) -> torch.Ten
     shape = moved.shape
     out = (moved.reshape(-1, 4) @ gate.transpose(-1, -2)).reshape(shape)
     return out.movedim((-2, -1), (a + 1, b + 1))
+
+
+def apply_local(psi: torch.Tensor, gate: torch.Tensor, start: int, width: int) -> torch.Tensor:
+    """Apply a (2**width, 2**width) gate on the contiguous state axes ``start .. start+width-1``.
+
+    No explicit permutation: the state is viewed as (batch·2**start, 2**width, rest) and the
+    gate multiplies the middle axis (one matmul or einsum). StronglyEntanglingLayers applies
+    the Rot gates of four neighbouring wires as one 16x16 matrix this way.
+
+    Parameters
+    ----------
+    psi : torch.Tensor of complex, shape (batch, 2, ..., 2)
+    gate : torch.Tensor of complex, shape (2**width, 2**width)
+        First of the acted-on axes = high bit.
+    start, width : int
+
+    Returns
+    -------
+    torch.Tensor of complex, shape like ``psi``
+    """
+    d = 2**width
+    rest = psi[0].numel() // (2**start * d)
+    x = psi.reshape(-1, d, rest)
+    if rest == 1:
+        return (x.reshape(-1, d) @ gate.transpose(-1, -2)).reshape(psi.shape)
+    # einsum beat a broadcast matmul forward and backward at 12 qubits (1.4 vs 2-6 ms).
+    return torch.einsum("ij,mjk->mik", gate, x).reshape(psi.shape)
 
 
 def apply_diagonal(psi: torch.Tensor, diag: torch.Tensor) -> torch.Tensor:
