@@ -296,9 +296,9 @@ def _new_folder(name: str, parent: Path) -> Path:
     return folder
 
 
-def _write(folder: Path, files: dict[str, str], **values: str) -> None:
+def _write(target: Path, files: dict[str, str], **values: str) -> None:
     for relative, text in files.items():
-        path = folder / relative.format(**values)
+        path = target / relative.format(**values)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text.format(**values))
 
@@ -401,7 +401,7 @@ where = ["src"]
     "src/{module}/methods.py": _METHOD_MODULE,
     "suites/{name}.yaml": """\
 name: {name}
-description: '{name}' beside the methods of '{task}' on its dataset '{dataset}'.
+description: The method {name} beside the methods of {task} on its dataset {dataset}.
 seeds: [0, 1, 2]
 timeout: 10m
 runs:

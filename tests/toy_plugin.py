@@ -84,6 +84,7 @@ class Sleepy(Method):
 
     name = "sleepy"
     task = "toy"
+    test_params = {"seconds": 0.0}  # noqa: RUF012 - what check-plugin runs
 
     @dataclass
     class Params:
