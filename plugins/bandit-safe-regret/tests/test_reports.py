@@ -144,7 +144,7 @@ def test_method_labels_spell_out_non_default_params_only():
         {
             "method": ["pa", "pa", "pa", "pa", "exp3"],
             "method.c0": ["1.0", "0.3", "1.0", "1.0", None],
-            "method.reset": ["True", "True", "False", "True", None],
+            "method.reset": ["true", "True", "false", "true", None],
             "method.fixed_alpha": ["-1.0", "-1.0", "-1.0", "0.05", None],
         }
     )

@@ -48,11 +48,11 @@ def mean_ci(values: np.ndarray, axis: int = 0) -> tuple[np.ndarray, np.ndarray]:
 
 
 _PARAM_LABELS = {
-    # column: (default as logged, formatter of a non-default value)
-    "method.c0": ("1.0", lambda v: f"c0={v} (threshold scale)"),
-    "method.learner": ("exp3-ix", lambda v: f"learner={v}"),
-    "method.reset": ("True", lambda v: "no learner reset"),
-    "method.fixed_alpha": ("-1.0", lambda v: f"alpha fixed at {v} (no phases)"),
+    # column: (defaults as they may be logged, lower case; formatter of a non-default value)
+    "method.c0": (("1.0", "1"), lambda v: f"c0={v} (threshold scale)"),
+    "method.learner": (("exp3-ix",), lambda v: f"learner={v}"),
+    "method.reset": (("true",), lambda v: "no learner reset"),
+    "method.fixed_alpha": (("-1.0", "-1"), lambda v: f"alpha fixed at {v} (no phases)"),
 }
 
 
@@ -63,11 +63,12 @@ def _method_labels(frame: pd.DataFrame) -> pd.Series:
     labels = frame["method"].astype(str)
     for c in columns:
         values = ["" if pd.isna(v) else str(v) for v in frame[c]]
-        default, fmt = _PARAM_LABELS.get(c, (None, None))
+        defaults, fmt = _PARAM_LABELS.get(c, ((), None))
         if fmt is None:
             name = c.removeprefix("method.")
             fmt = lambda v, name=name: f"{name}={v}"  # noqa: E731
-        extra = ["" if v in (default, "", "None") else " " + fmt(v) for v in values]
+        skip = {*defaults, "", "none", "nan"}
+        extra = ["" if v.lower() in skip else " " + fmt(v) for v in values]
         labels = labels + pd.Series(extra, index=frame.index)
     return labels
 
@@ -340,8 +341,9 @@ class RegretVsHorizon(Report):
             )
         fig.legend(handles, names, loc="lower center", ncol=min(len(names), 3), fontsize=8)
         fig.suptitle(
-            f"{what} at horizon T (payoff units; log T, symlog y):"
-            " mean and 95% CI over seeds; rows: game, columns: opponent"
+            f"{what} at horizon T\n(payoff units; log T, symlog y; mean and 95% CI over"
+            " seeds; rows: game, columns: opponent)",
+            fontsize=10,
         )
         fig.tight_layout(rect=(0, (0.3 + 0.22 * legend_rows) / fig.get_figheight(), 1, 1))
         return fig

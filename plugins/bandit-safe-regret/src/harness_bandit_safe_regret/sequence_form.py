@@ -188,7 +188,7 @@ class SequenceFormPhasedAggression:
         loss = (1.0 - payoff) * 0.5
         prob = self._x[last]
         self.learners[seat].update(last, loss, prob)
-        if self.R == math.inf:
+        if math.inf == self.R:
             return
         estimate = loss / prob
         self._Sc += self._xc[seat][last] * estimate
