@@ -169,8 +169,8 @@ def _check_server(uri: str, deadline: float) -> None:
         if err.code in (401, 403):
             raise StoreError(
                 f"The MLflow tracking server {shown} refused the credentials (HTTP {err.code})."
-                " Set MLFLOW_TRACKING_USERNAME and MLFLOW_TRACKING_PASSWORD (or put them in the"
-                " URI as http://user:password@host)."
+                " Set MLFLOW_TRACKING_USERNAME and MLFLOW_TRACKING_PASSWORD, or put"
+                " 'user:password@' before the host in the URI."
             ) from None
         raise StoreError(
             f"The MLflow tracking server {shown} answered HTTP {err.code} to a search."
