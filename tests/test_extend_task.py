@@ -1,13 +1,10 @@
 """Extending an existing task (issue 13): check-plugin catches each broken rule, and a
 method-only package scaffolded with `new-plugin --task` installs, runs, and lands in the
-paper's report table beside the paper's methods."""
+paper's report table beside the paper's methods (tests/test_guide.py)."""
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
-import sysconfig
 from pathlib import Path
 
 import broken_plugin
@@ -62,84 +59,5 @@ def test_the_toy_plugin_fails_only_where_it_is_broken_on_purpose():
     assert failed == ["boom-check_run_returns_output_type"]  # 'boom' always raises
 
 
-@pytest.mark.slow
-def test_a_scaffolded_method_joins_the_papers_report_table(tmp_path):
-    """`new-plugin my-method --task fair-regression`, installed for real (pip, into a
-    prefix of its own), runs its suite, and `--add-method` puts it beside the paper's
-    methods on Communities and Crime."""
-    env = dict(os.environ, MLFLOW_TRACKING_URI=f"sqlite:///{tmp_path}/mlflow.db")
-    new = subprocess.run(
-        [HARNESS, "new-plugin", "my-method", "--task", "fair-regression", "--dir", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=tmp_path,
-    )
-    assert new.returncode == 0, new.stderr
-    folder = tmp_path / "my-method"
-    assert "pip install -e my-method\n" in (folder / "README.md").read_text()  # run from tmp_path
-    assert (
-        "from harness_fair_regression.api import"
-        in (folder / "src/harness_my_method/methods.py").read_text()
-    )
-    prefix = tmp_path / "prefix"
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--no-deps",
-            "--no-build-isolation",
-            "--prefix",
-            str(prefix),
-            str(folder),
-        ],
-        check=True,
-        env=env,
-    )
-    site = sysconfig.get_path("purelib", vars={"base": str(prefix), "platbase": str(prefix)})
-    env["PYTHONPATH"] = site
-    check = subprocess.run(
-        [HARNESS, "check-plugin", "my-method"], capture_output=True, text=True, env=env
-    )
-    assert check.returncode == 0, check.stdout + check.stderr
-    own = subprocess.run(
-        [
-            HARNESS,
-            "run",
-            str(folder / "suites/my-method.yaml"),
-            "--seeds",
-            "0",
-            "--report-dir",
-            str(tmp_path / "r"),
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=tmp_path,
-    )
-    assert own.returncode == 0, own.stdout + own.stderr
-    paper = subprocess.run(
-        [
-            HARNESS,
-            "run",
-            str(ROOT / "suites/fair-regression.yaml"),
-            "--add-method",
-            "my-method",
-            "--dataset",
-            "communities-crime",
-            "--seeds",
-            "0",
-            "--report-dir",
-            str(tmp_path / "r"),
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=tmp_path,
-    )
-    assert paper.returncode == 0, paper.stdout + paper.stderr
-    table = (tmp_path / "r/fair-regression/fair-regression-mean-ci.csv").read_text()
-    assert "my-method" in table and "wasserstein-barycenter" in table
+# The scaffold -> install -> run -> --add-method path is tests/test_guide.py, which runs
+# every command of docs/plugin-authoring.md as written.
