@@ -8,6 +8,7 @@ Exit codes: 0 every cell ok or skipped; 1 some cells failed or timed out; 2 bad 
 from __future__ import annotations
 
 import inspect
+import os
 import re
 import sys
 import tempfile
@@ -287,38 +288,89 @@ def run(
             )
             progress.update(bar, total=todo)
 
-        last_line = time.monotonic()
+        ticker = _ProgressLines(progress, runner, every_s=PROGRESS_EVERY_S)
 
         def on_cell(cell: Any, result: Any) -> None:
-            nonlocal failed, last_line
+            nonlocal failed
             failed += result.status in ("failed", "timeout")
             progress.update(bar, advance=1, failed=failed)
-            task = progress.tasks[0]
-            if not console.is_terminal and (
-                time.monotonic() - last_line > 10 or task.completed == task.total
-            ):  # no live bar in a log file: a line every 10 s instead
-                last_line = time.monotonic()
-                console.print(
-                    f"cells {task.completed:.0f}/{task.total:.0f}, {failed} failed,"
-                    f" {task.elapsed or 0:.0f} s elapsed"
-                )
+            ticker.failed = failed
 
-        outcome = run_suite(
-            spec,
-            registry,
-            tracker,
-            executor=runner,
-            force=force,
-            fail_fast=fail_fast,
-            settings={"jobs": jobs, "executor": executor, "scheduler": scheduler},
-            on_start=on_start,
-            on_cell=on_cell,
-            on_notice=lambda line: console.print(escape(line)),
-        )
+        if not console.is_terminal and not pdb:  # no live bar in a log file: timed lines
+            ticker.start()
+        try:
+            outcome = run_suite(
+                spec,
+                registry,
+                tracker,
+                executor=runner,
+                force=force,
+                fail_fast=fail_fast,
+                settings={"jobs": jobs, "executor": executor, "scheduler": scheduler},
+                on_start=on_start,
+                on_cell=on_cell,
+                on_notice=lambda line: console.print(escape(line)),
+            )
+        finally:
+            ticker.stop()
     elapsed = time.perf_counter() - tic
     _summarise(tracker, registry, spec, outcome, Path(report_dir), elapsed)
     if outcome.problems:
         sys.exit(EXIT_CELLS_FAILED)
+
+
+PROGRESS_EVERY_S = float(os.environ.get("HARNESS_PROGRESS_EVERY_S", "15"))
+
+
+class _ProgressLines:
+    """In a log file (no live bar): a line every ``every_s`` seconds with the cells done,
+    failed, elapsed time, an ETA and the cells running now (and for how long), whether or
+    not a cell ended in between; and one line when the run ends."""
+
+    def __init__(self, progress: Any, runner: Any, every_s: float) -> None:
+        import threading
+
+        self.progress, self.runner, self.every_s = progress, runner, every_s
+        self.failed = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        if self._thread.is_alive():
+            self._stop.set()
+            self._thread.join(5)
+            self.line()
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.every_s):
+            self.line()
+
+    def line(self) -> None:
+        task = self.progress.tasks[0]
+        done, total, elapsed = task.completed, task.total, task.elapsed or 0.0
+        if total is None:
+            return
+        eta = (
+            _duration(elapsed / done * (total - done))
+            if done and total > done
+            else ("0 s" if done >= total else "unknown")
+        )
+        text = (
+            f"cells {done:.0f}/{total:.0f}, {self.failed} failed, {_duration(elapsed)} elapsed,"
+            f" eta {eta}"
+        )
+        running = getattr(self.runner, "running", None)
+        cells = running() if callable(running) else []
+        if cells and done < total:
+            shown = "; ".join(
+                f"{c.dataset}/{c.method} s{c.seed} ({_duration(sec)})" for c, sec in cells[:4]
+            )
+            more = f" and {len(cells) - 4} more" if len(cells) > 4 else ""
+            text += f"; running: {shown}{more}"
+        console.print(escape(text), soft_wrap=True)
 
 
 def _executor(name: str, registry: Any, jobs: int, scheduler: str | None, pdb: bool) -> Any:

@@ -359,6 +359,17 @@ class LocalExecutor:
     def _spawn(self, slots: list[_Child]) -> _Child:
         return _Child(self.registry, self.threads, [s.conn for s in slots])
 
+    def running(self) -> list[tuple[Cell, float]]:
+        """The cells executing now, each with its seconds since it started (for progress
+        lines; read from another thread, so a snapshot that may be a moment old)."""
+        now = time.monotonic()
+        out = []
+        for slot in list(getattr(self, "_slots", [])):
+            sent, started = list(slot.sent), slot.started
+            if sent and started is not None and started <= now:
+                out.append((sent[0], now - started))
+        return out
+
     def run(self, cells: Iterable[Cell], on_result: OnResult) -> None:
         """Run every cell; call ``on_result(cell, result)`` in this process for each.
 
@@ -367,6 +378,7 @@ class LocalExecutor:
         """
         router = _Router(cells)
         slots: list[_Child] = []
+        self._slots = slots  # read by running() (progress lines)
         writer = _Writer(on_result)
         try:
             for _ in range(min(self.n_jobs, len(router))):

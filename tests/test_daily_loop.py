@@ -174,3 +174,28 @@ def test_an_included_suite_logs_to_its_own_experiment_with_unique_run_names(
     # running the included suite alone resumes the same cells
     again = run_suite(load_suite(suite.path.with_name("b.yaml"), registry), registry, tracker)
     assert again.ran == 0
+
+
+def test_a_log_file_gets_progress_lines_with_running_cells_and_eta(toy_env, tmp_path, store):
+    suite = tmp_path / "slow.yaml"
+    suite.write_text(
+        textwrap.dedent("""
+        name: slow
+        runs:
+          - task: toy
+            datasets: [noise]
+            methods: [mean, {name: sleepy, params: {seconds: 3}}]
+            metrics: [abs-error]
+        """)
+    )
+    env = dict(toy_env, HARNESS_PROGRESS_EVERY_S="1")  # 15 s by default
+    run = subprocess.run(
+        [HARNESS, "run", str(suite), "--tracking-uri", store, "--report-dir", str(tmp_path)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    lines = [ln for ln in run.stdout.splitlines() if ln.startswith("cells 1/2")]
+    assert any("running: noise/sleepy s0" in ln and "eta" in ln for ln in lines), run.stdout
