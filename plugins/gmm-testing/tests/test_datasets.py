@@ -1,9 +1,12 @@
 """Instance construction: moment matching, signal, sampling and bad input."""
 
+import itertools
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
+import yaml
 from harness_gmm_testing._centres import (
     MATCH_TOLERANCE,
     gauss_hermite_centres,
@@ -128,3 +131,86 @@ def test_describe_reports_degree_signal_and_prediction():
     assert facts["matched_degree"] == 5
     # 2.93 sqrt(2 C(d+5, 6)) / lambda^2 at d=2: C(7, 6) = 7
     assert facts["predicted_n90"] == round(2.926 * math.sqrt(14) / data.law.signal**2)
+
+
+# -- every shipped configuration is what its name says ----------------------------------
+
+SUITES = Path(__file__).resolve().parents[3] / "suites"
+
+
+def _shipped_configs():
+    """(dataset name, params) of every pancakes dataset in suites/gmm-testing*.yaml, with
+    grids expanded except over n (which does not change the law)."""
+    configs = set()
+    for path in sorted(SUITES.glob("gmm-testing*.yaml")):
+        for run in yaml.safe_load(path.read_text())["runs"]:
+            for ds in run["datasets"]:
+                if isinstance(ds, str) or not ds["name"].startswith("pancakes-"):
+                    continue
+                params = {k: v for k, v in ds.get("params", {}).items() if k != "n"}
+                grid = {k: v for k, v in ds.get("grid", {}).items() if k != "n"}
+                for values in itertools.product(*grid.values()):
+                    configs.add(
+                        (
+                            ds["name"],
+                            tuple(
+                                sorted({**params, **dict(zip(grid, values, strict=True))}.items())
+                            ),
+                        )
+                    )
+    return sorted(configs)
+
+
+CLASSES = {c.name: c for c in (UniformPancakes, GaussHermitePancakes, MostlyUniformPancakes)}
+
+
+def _gap_problems(name, law, min_gap_sd):
+    """What makes an instance other than its name says (empty list when it is fine)."""
+    problems = []
+    gaps_sd = np.diff(np.sort(law.centres)) / law.noise_sd
+    if name == "pancakes-mostly-uniform" and gaps_sd.min() < min_gap_sd - 1e-9:
+        problems.append(f"centres {gaps_sd.min():.3f} s.d. apart < {min_gap_sd}")
+    if name == "pancakes-uniform" and np.ptp(law.weights) > 1e-15:
+        problems.append("weights not equal")
+    return problems
+
+
+def test_suites_ship_every_pancakes_family():
+    assert {name for name, _ in _shipped_configs()} == set(CLASSES)
+
+
+@pytest.mark.parametrize(("name", "items"), _shipped_configs())
+def test_shipped_configuration_matches_moments_and_keeps_its_centres_apart(name, items):
+    params = dict(items)
+    cls = CLASSES[name]
+    p = cls.Params(n=10, **{**params, "trials": 1})
+    law = cls(p).load(p, 0).law
+    moments = mixture_hermite_moments(
+        law.centres, law.weights, law.noise_sd, law.matched_degree + 1
+    )
+    assert np.max(np.abs(moments[1 : law.matched_degree + 1])) < 1e-8
+    assert abs(moments[law.matched_degree + 1]) > 1e3 * MATCH_TOLERANCE
+    assert law.centres.size == params.get("k", p.k)
+    assert _gap_problems(name, law, getattr(p, "min_gap_sd", 0.0)) == []
+
+
+def test_gap_check_catches_the_collapsed_mostly_uniform_fit():
+    # Wrong variant: the fit without the gap constraint (min_gap_sd = 0) collapses six
+    # "uniform" centres into gaps of about 0.1 pancake s.d. (issue 17): the check flags it.
+    p = MostlyUniformPancakes.Params(n=10, d=2, trials=1, k=8, k_prime=2, min_gap_sd=0.0)
+    law = MostlyUniformPancakes(p).load(p, 0).law
+    assert _gap_problems("pancakes-mostly-uniform", law, 1.0)
+    q = MostlyUniformPancakes.Params(n=10, d=2, trials=1, k=8, k_prime=2)
+    fixed = MostlyUniformPancakes(q).load(q, 0).law
+    assert _gap_problems("pancakes-mostly-uniform", fixed, 1.0) == []
+    assert fixed.matched_degree == 7
+
+
+def test_mostly_uniform_refuses_gaps_it_cannot_keep():
+    # delta = 0.2: one pancake s.d. is 2 units of A; 4 centres that far apart cannot have
+    # variance 1, let alone match 3 moments.
+    p = MostlyUniformPancakes.Params(n=10, d=2, trials=1, k=4, k_prime=2, delta=0.2)
+    with pytest.raises(ValueError, match="min_gap_sd"):
+        MostlyUniformPancakes(p).load(p, 0)
+    with pytest.raises(ValueError, match="min_gap_sd"):
+        MostlyUniformPancakes.Params(min_gap_sd=-1.0)

@@ -76,6 +76,7 @@ class _TestingDataset(Dataset):
             "w_min": float(f"{law.weights.min():.4g}"),
             "max_centre": round(float(np.abs(law.centres).max()), 4),
             "min_gap": round(float(gaps.min()), 4) if gaps.size else 0.0,
+            "min_gap_sd": round(float(gaps.min()) / law.noise_sd, 3) if gaps.size else 0.0,
             "predicted_n90": round(law.predicted_n90(data.d)),
         }
 
@@ -195,7 +196,8 @@ class GaussHermitePancakes(_TestingDataset):
 
 class MostlyUniformPancakes(_TestingDataset):
     """k pancakes of which ``k_prime`` carry free weights and the rest share one weight;
-    the fit matches about 2 more moments per free weight.
+    the fit matches about 2 more moments per free weight, with every two centres at least
+    ``min_gap_sd`` pancake standard deviations apart.
 
     Source: Diakonikolas et al., ICML 2025, Thm 1.4 and Prop 4.1; centres and weights by a
     least-squares fit (shared/papers/gmm-testing.md §2, family c).
@@ -212,6 +214,12 @@ class MostlyUniformPancakes(_TestingDataset):
     delta : float, default=0.95
     moments : int, default=0
         Required matched degree; 0 takes what the fit reaches.
+    min_gap_sd : float, default=1.0
+        Smallest distance between two centres of B, in units of the pancake s.d.
+        ``sqrt(1 - delta)``; >= 0. Without it (0) the fit collapses: k = 8, k' = 2 put six
+        "uniform" centres at +-0.70 / 0.72 / 0.75 (gaps 0.1 s.d.) plus +-2.33, Gauss-Hermite
+        k = 4 in disguise. With 1 s.d. (delta = 0.95) the fit keeps m = 7: centres +-0.68
+        (weight 0.37 each), +-0.92, +-1.15, +-2.36 (0.042 each).
 
     Returns
     -------
@@ -220,7 +228,8 @@ class MostlyUniformPancakes(_TestingDataset):
     Raises
     ------
     ValueError
-        For bad n, d, trials, delta, odd k or k_prime, or a fit short of ``moments``.
+        For bad n, d, trials, delta, odd k or k_prime, min_gap_sd < 0, a fit short of
+        ``moments``, or no fit with centres ``min_gap_sd`` apart that matches 3 moments.
     """
 
     name = "pancakes-mostly-uniform"
@@ -236,6 +245,7 @@ class MostlyUniformPancakes(_TestingDataset):
         k_prime: int = 2
         delta: float = 0.95
         moments: int = 0
+        min_gap_sd: float = 1.0
 
         def __post_init__(self) -> None:
             _check_common(self.n, self.d, self.trials, self.delta)
@@ -243,11 +253,23 @@ class MostlyUniformPancakes(_TestingDataset):
                 raise ValueError(f"k must be even and >= 2, got {self.k}")
             if self.k_prime < 0 or self.k_prime % 2 or self.k_prime >= self.k:
                 raise ValueError(f"k_prime must be even and in [0, k={self.k}), got {self.k_prime}")
+            if not self.min_gap_sd >= 0:
+                raise ValueError(f"min_gap_sd must be >= 0, got {self.min_gap_sd}")
             _check_moments(self.k, self.moments, "centres match at most")
 
     def load(self, params: MostlyUniformPancakes.Params, seed: int) -> TestingData:
-        s, w = mostly_uniform_centres(params.k, params.k_prime, params.moments)
-        return _pancakes(s, w, params, seed)
+        # B's centres are sqrt(delta) s, its pancake s.d. sqrt(1 - delta): a gap of g s.d. in
+        # B is g sqrt((1 - delta) / delta) between centres s of the law A.
+        gap = params.min_gap_sd * math.sqrt((1.0 - params.delta) / params.delta)
+        s, w = mostly_uniform_centres(params.k, params.k_prime, params.moments, round(gap, 12))
+        data = _pancakes(s, w, params, seed)
+        if data.law.matched_degree < 3:
+            raise ValueError(
+                f"no k={params.k}, k_prime={params.k_prime} law with centres "
+                f"min_gap_sd={params.min_gap_sd} pancake s.d. apart (delta={params.delta}) "
+                f"matches 3 moments of N(0, 1); raise delta or k, or lower min_gap_sd"
+            )
+        return data
 
 
 class SeparatedMixture(_TestingDataset):

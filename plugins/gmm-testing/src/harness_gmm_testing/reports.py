@@ -28,6 +28,7 @@ _DERIVED = {
     "w_min",
     "max_centre",
     "min_gap",
+    "min_gap_sd",
     "predicted_n90",
 }
 
