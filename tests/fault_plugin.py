@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import signal
 import time
 from dataclasses import dataclass
 
@@ -76,6 +77,22 @@ class Segfault(Method):
         return 0.0
 
 
+class KillParent(Method):
+    """SIGKILLs the process that started the cell's process (a dask worker, as the OOM
+    killer would).
+
+    Source: test fixture.
+    """
+
+    name = "kill-parent"
+    task = "faults"
+
+    def run(self, data: float, params: Method.Params, seed: int) -> float:
+        os.kill(os.getppid(), signal.SIGKILL)
+        time.sleep(30)
+        return 0.0
+
+
 class Value(Metric):
     """The method's output.
 
@@ -96,7 +113,7 @@ def harness_datasets():
 
 @hookimpl
 def harness_methods():
-    return [Sleep, Crash, Segfault]
+    return [Sleep, Crash, Segfault, KillParent]
 
 
 @hookimpl

@@ -127,6 +127,26 @@ def test_crash_and_segfault_are_failed_with_the_cause_and_the_suite_goes_on(
     assert all(r.status == "failed" and "SIGSEGV" in r.reason for r in by_method["segfault"])
 
 
+def test_dask_worker_killed_under_a_cell_gets_it_failed_with_the_cause(faults, write_suite):
+    distributed = pytest.importorskip("distributed")
+    import dask
+
+    cells = _cells(faults, write_suite, "[kill-parent]", seeds=[0]) + _cells(
+        faults, write_suite, "[sleep]", seeds=[1]
+    )
+    with (
+        dask.config.set({"distributed.scheduler.allowed-failures": 0}),
+        distributed.LocalCluster(
+            n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as local,
+    ):
+        results = _run(DaskExecutor(faults, 1, scheduler=local.scheduler_address), cells)
+    # every cell has its one result (_run checks it); the bystander queued on the same
+    # worker may be failed with it (allowed-failures 0), so only the killer is asserted
+    status = {c.method: (r.status, r.reason) for c, r in results}
+    assert status["kill-parent"][0] == "failed" and "KilledWorker" in status["kill-parent"][1]
+
+
 def test_fail_fast_stops_handing_out_results(executor, faults, write_suite):
     cells = _cells(faults, write_suite, "[crash]", seeds=range(6))
     seen = []
