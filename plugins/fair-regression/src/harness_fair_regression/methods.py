@@ -202,7 +202,7 @@ def _check_jitter(jitter: float) -> None:
 
 def _transport(
     data: FairRegressionData,
-    rows: tuple[np.ndarray | None, np.ndarray | None],
+    train_rows: np.ndarray | None,
     base: dict[str, np.ndarray],
     *,
     jitter: float,
@@ -215,9 +215,9 @@ def _transport(
 
     Parameters
     ----------
-    rows : (train rows or None, use calibration)
-        The transport sample: the given training rows (labels unused) plus, when the
-        second item is not None, every calibration row.
+    train_rows : ndarray of int or None
+        The transport sample is every calibration row plus these training rows (their
+        labels unused); None: the calibration split alone.
     base : dict
         ``base_predictions`` output of the fitted regressor.
     seed, rng : int, numpy Generator
@@ -230,7 +230,6 @@ def _transport(
         Mapped test predictions, shape (n_test,), and, where f* is known, the same
         post-processing applied to f* (fresh rng from ``[seed, 1]``), else None.
     """
-    train_rows, _ = rows
 
     def sample(pred: dict[str, np.ndarray]) -> np.ndarray:
         parts = [] if train_rows is None else [pred["train"][train_rows]]
@@ -272,7 +271,7 @@ def _barycenter(
     """
     base = base_predictions(data, regressor)
     fair, oracle = _transport(
-        data, (None, True), base, jitter=jitter, split=split, seed=seed, convention=convention
+        data, None, base, jitter=jitter, split=split, seed=seed, convention=convention
     )
     return RegressionOutput(y_pred=fair, base_pred=base["test"], oracle_pred=oracle)
 
@@ -564,7 +563,7 @@ class MetaOptimalPostProcessing(Method):
                 else base_predictions(data, params.regressor, rows=rows)
             )
         fair, oracle = _transport(
-            data, (held_all, True), base, jitter=params.jitter, split=False, seed=seed, rng=rng
+            data, held_all, base, jitter=params.jitter, split=False, seed=seed, rng=rng
         )
         return RegressionOutput(y_pred=fair, base_pred=base["test"], oracle_pred=oracle)
 
