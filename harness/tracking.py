@@ -26,15 +26,18 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 import yaml
 
 from harness.components import Curve
-from harness.runner import CellResult
-from harness.suite import Cell, Suite
+
+if TYPE_CHECKING:  # pandas loads when results are read (start-up of harness ui, server)
+    import pandas as pd
+
+    from harness.runner import CellResult
+    from harness.suite import Cell, Suite
 
 __all__ = [
     "DEFAULT_URI",
@@ -484,12 +487,16 @@ class Tracker:
         }
         if order is not None:
             rows = {h: rows[h] for h in order if h in rows}
+        import pandas as pd
+
         return pd.DataFrame(list(rows.values()))
 
     def suite_results(self, suite: Suite) -> pd.DataFrame:
         """:meth:`results` of every cell of a suite, read from each of its experiments (its
         own and its included suites', :meth:`harness.suite.Suite.experiments`), in suite
         order. Cells that never ran are absent; empty when none ran."""
+        import pandas as pd
+
         frames = []
         for name, cells in suite.experiments().items():
             experiment = self.experiment_id(name)
