@@ -21,6 +21,7 @@ Statistic = Callable[[np.ndarray, np.random.Generator], float]
 ``rng`` serves tests that draw randomness (projection directions)."""
 
 _CALIBRATION_STREAM = 7
+_SMALLEST_P = 1e-300  # an analytic tail that underflows to 0 is reported as this
 
 
 def _null_statistics(
@@ -89,7 +90,7 @@ def _apply(
 
     def p_value(value: float) -> float:
         if null is None:
-            return float(min(1.0, max(analytic_p(value), 0.0)))
+            return float(min(1.0, max(analytic_p(value), _SMALLEST_P)))
         exceed = null.size - np.searchsorted(null, value, side="left")
         return (1.0 + exceed) / (null.size + 1.0)
 

@@ -52,6 +52,21 @@ class PancakeLaw:
     matched_degree: int
     signal: float
 
+    def __post_init__(self) -> None:
+        _check_finite("centres", self.centres)
+        _check_finite("weights", self.weights)
+        if self.centres.shape != self.weights.shape or self.centres.ndim != 1:
+            raise ValueError(
+                f"centres and weights must be 1-D of one shape, got {self.centres.shape} "
+                f"and {self.weights.shape}"
+            )
+        if np.any(self.weights < 0) or abs(float(self.weights.sum()) - 1.0) > 1e-9:
+            raise ValueError(f"weights must be >= 0 and sum to 1, sum is {self.weights.sum()}")
+        if not (math.isfinite(self.noise_sd) and self.noise_sd >= 0):
+            raise ValueError(f"noise_sd must be finite and >= 0, got {self.noise_sd}")
+        if not math.isfinite(self.signal):
+            raise ValueError(f"signal must be finite, got {self.signal}")
+
     def sample_line(self, n: int, rng: np.random.Generator) -> np.ndarray:
         """n draws of B, shape (n,)."""
         component = rng.choice(self.centres.size, size=n, p=self.weights)
@@ -98,6 +113,11 @@ class TestingData:
     trials: int
     seed: int
 
+    def __post_init__(self) -> None:
+        for name, low in (("n", 2), ("d", 1), ("trials", 1)):
+            if getattr(self, name) < low:
+                raise ValueError(f"{name} must be >= {low}, got {getattr(self, name)}")
+
     def sample(self, hypothesis: Hypothesis, trial: int) -> np.ndarray:
         """Sample ``trial`` under ``hypothesis``: float64 array of shape (n, d)."""
         rng = np.random.default_rng([self.seed, _HYPOTHESIS_INDEX[hypothesis], trial])
@@ -139,3 +159,19 @@ class TestOutput:
     stat_alt: np.ndarray
     seconds: np.ndarray
     calibration_seconds: float
+
+    def __post_init__(self) -> None:
+        for name in ("p_null", "p_alt", "stat_null", "stat_alt", "seconds"):
+            _check_finite(name, getattr(self, name))
+        for name in ("p_null", "p_alt"):
+            values = getattr(self, name)
+            if np.any(values <= 0) or np.any(values > 1):
+                raise ValueError(f"{name} must lie in (0, 1]")
+        if not math.isfinite(self.calibration_seconds):
+            raise ValueError(f"calibration_seconds must be finite, got {self.calibration_seconds}")
+
+
+def _check_finite(name: str, values: np.ndarray) -> None:
+    """ValueError naming ``name`` if ``values`` holds NaN or infinity."""
+    if not np.all(np.isfinite(values)):
+        raise ValueError(f"{name} must be finite; it holds NaN or infinity")

@@ -33,8 +33,19 @@ _DERIVED = {
 }
 
 
+def _readable(name: str, value: Any) -> str:
+    """A parameter as a legend reads it: the Hermite test's 0 = oracle conventions spelled
+    out, everything else ``name=value``."""
+    text = str(value)
+    if name == "degree":
+        return "oracle degree m+1" if text in ("0", "0.0") else f"degree {text}"
+    if name == "max_degree":
+        return "one degree" if text in ("0", "0.0") else f"max Z over degrees 1..{text}"
+    return f"{name}={text}"
+
+
 def _label(row: pd.Series, columns: list[str], prefix: str) -> str:
-    extras = [f"{c.removeprefix(prefix)}={row[c]}" for c in columns if pd.notna(row[c])]
+    extras = [_readable(c.removeprefix(prefix), row[c]) for c in columns if pd.notna(row[c])]
     return f"{row[prefix[:-1]]} ({', '.join(extras)})" if extras else str(row[prefix[:-1]])
 
 
