@@ -579,10 +579,10 @@ def _print_task_types(registry: Any, task: str) -> None:
         if kind is None:
             console.print(f"[yellow]task {task}: no annotated {role} type[/]")
             continue
-        doc = inspect.getdoc(kind) or ""
+        doc = (inspect.getdoc(kind) or "") if kind.__module__ != "builtins" else ""
         console.print(
-            f"[bold]task {task}, {role} type[/] {kind.__module__}.{kind.__qualname__}:"
-            f" {escape(doc.split(chr(10), 1)[0])}",
+            f"[bold]task {task}, {role} type[/] {_type_name(kind)}:"
+            f" {escape(doc.split(chr(10))[0])}",
             soft_wrap=True,
         )
         if not dataclasses.is_dataclass(kind):
@@ -595,6 +595,14 @@ def _print_task_types(registry: Any, task: str) -> None:
         for f in dataclasses.fields(kind):
             table.add_row(f.name, describe_type(hints.get(f.name, f.type)), documented.get(f.name))
         console.print(table)
+
+
+def _type_name(kind: type) -> str:
+    return (
+        kind.__qualname__
+        if kind.__module__ == "builtins"
+        else f"{kind.__module__}.{kind.__qualname__}"
+    )
 
 
 def _attributes(doc: str) -> dict[str, str]:

@@ -69,12 +69,12 @@ class Registry:
     def data_type(self, task: str) -> type | None:
         """The task's data type: the return annotation of its datasets' ``load`` (the
         most common one, should they differ); ``None`` when none is annotated."""
-        return _common(_hint(entry.cls.load, "return") for entry in self._of("dataset", task))
+        return _common(_hint(entry.cls, "load", "return") for entry in self._of("dataset", task))
 
     def output_type(self, task: str) -> type | None:
         """The task's output type: the annotation of the ``output`` argument of its
         metrics' ``compute`` (the most common one); ``None`` when none is annotated."""
-        return _common(_hint(entry.cls.compute, "output") for entry in self._of("metric", task))
+        return _common(_hint(entry.cls, "compute", "output") for entry in self._of("metric", task))
 
     def _of(self, kind: str, task: str) -> list[Entry]:
         return [entry for (t, _), entry in self.entries[kind].items() if t == task]
@@ -128,12 +128,13 @@ class Registry:
             ) from None
 
 
-def _hint(function: object, name: str) -> type | None:
-    """The resolved annotation ``name`` of ``function`` when it is a class, else None."""
+def _hint(cls: type, method: str, name: str) -> type | None:
+    """The resolved annotation ``name`` of ``cls.<method>`` when it is a class, else None
+    (the class namespace resolves names such as a nested ``Params``)."""
     import typing
 
     try:
-        hint = typing.get_type_hints(function).get(name)
+        hint = typing.get_type_hints(getattr(cls, method), localns=dict(vars(cls))).get(name)
     except Exception:  # an unresolvable annotation is reported by check-plugin, not here
         return None
     return hint if isinstance(hint, type) else None

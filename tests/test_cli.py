@@ -94,7 +94,29 @@ def test_plugin_that_fails_to_import_exits_2_with_its_error(toy_env, tmp_path):
 def test_list_shows_plugins_components_and_defaults(toy_env, tmp_path):
     result = harness(toy_env, "list", cwd=tmp_path)
     assert result.returncode == 0
-    assert "toy" in result.stdout and "noise" in result.stdout and "n=5" in result.stdout
+    assert "toy" in result.stdout and "noise" in result.stdout and "n: int = 5" in result.stdout
+
+
+def test_list_task_shows_data_and_output_types_and_required_params(toy_env, tmp_path):
+    from dataclasses import dataclass
+
+    from harness.cli import _params_text
+
+    result = harness(toy_env, "list", "--task", "toy", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "data type toy_plugin.Draws" in result.stdout and "output type float" in result.stdout
+    assert "y  " in result.stdout and "ndarray" in result.stdout  # the fields of Draws
+    assert "shift: float = 0.0" in result.stdout
+
+    class Component:
+        @dataclass
+        class Params:
+            alpha: float
+            n: int = 3
+
+    assert _params_text(Component) == "alpha: float (required), n: int = 3"
+    unknown = harness(toy_env, "list", "--task", "nope", cwd=tmp_path)
+    assert unknown.returncode == 2 and "Unknown task 'nope'" in unknown.stderr
 
 
 def test_report_writes_markdown_and_html(toy_env, suite, store, tmp_path):
