@@ -199,3 +199,13 @@ def test_report_ignores_failed_cells():
     df.loc[:9, "status"] = "failed"
     table, _ = measure_table(df, n_perm=100, n_boot=0)
     assert table[table["noise"] == "pooled"]["n"].max() == 50
+
+
+def test_accuracy_table_keeps_methods_without_a_shared_param():
+    df = _results()
+    df["method.shared"] = "False"
+    df.loc[:9, "method"] = "strongly-entangling"
+    df.loc[:9, "method.shared"] = np.nan  # SEL has no `shared` param
+    out = MarginCorrelation().build(df, {})
+    assert "strongly-entangling" in set(out["accuracy"]["method"])
+    assert out["accuracy"]["cells"].sum() == 60

@@ -310,8 +310,10 @@ def _scatter(df: pd.DataFrame) -> Figure:
 def _accuracy_table(df: pd.DataFrame) -> pd.DataFrame:
     keys = [c for c in ("dataset", "method", "method.shared", "method.layers", "noise") if c in df]
     cols = [c for c in ("train-accuracy", "test-accuracy", GAP, "margin-q50") if c in df]
-    table = df.groupby(keys)[cols].agg(lambda s: pd.to_numeric(s, errors="coerce").mean())
-    table["cells"] = df.groupby(keys).size()
+    # dropna=False keeps methods without a param of the key (SEL has no ``shared``).
+    groups = df.groupby(keys, dropna=False)
+    table = groups[cols].agg(lambda s: pd.to_numeric(s, errors="coerce").mean())
+    table["cells"] = groups.size()
     return table.reset_index()
 
 
