@@ -265,8 +265,8 @@ def run(
         jobs = 0
     if scheduler:
         executor = "dask"
+    tracker = Tracker(tracking_uri).open()  # an unusable store exits 2 before anything starts
     runner = _executor(executor, registry, jobs, scheduler, pdb)
-    tracker = Tracker(tracking_uri)
     columns = (
         TextColumn("{task.description}"),
         BarColumn(),

@@ -152,6 +152,14 @@ class Tracker:
 
         return mask(self.uri)
 
+    def open(self) -> Tracker:
+        """Open the store now (see :attr:`client`) and return this tracker.
+
+        :raises StoreError: the store cannot be used (exit 2).
+        """
+        _ = self.client
+        return self
+
     @cached_property
     def client(self) -> Any:
         """The ``MlflowClient`` of the store, opened on first use.
