@@ -38,7 +38,9 @@ from harness.registry import Registry
 __all__ = [
     "MAX_CELLS",
     "MAX_FILE_BYTES",
+    "MAX_INCLUDE_DEPTH",
     "MAX_SEED",
+    "MAX_SUITE_FILES",
     "MAX_YAML_DEPTH",
     "MAX_YAML_NODES",
     "NAME_MAX",
@@ -62,6 +64,10 @@ MAX_YAML_DEPTH = 32
 MAX_YAML_NODES = 250_000
 #: Seeds are integers in [0, MAX_SEED] (numpy's legacy seeding takes 32-bit integers).
 MAX_SEED = 2**32 - 1
+#: Most suite files one suite may read (itself and its includes, a file included twice counted
+#: twice) and the deepest chain of includes.
+MAX_SUITE_FILES = 256
+MAX_INCLUDE_DEPTH = 16
 #: Suite names: 1 to NAME_MAX letters, digits, '.', '_' or '-', starting with a letter or digit.
 NAME_MAX = 100
 _NAME = re.compile(rf"[A-Za-z0-9][A-Za-z0-9._-]{{0,{NAME_MAX - 1}}}")
@@ -679,8 +685,10 @@ def _collect(
     registry: Registry,
     problems: list[str],
     runs: list[_FlatRun],
+    files: list[Path],
 ) -> _SuiteFile:
-    """Read ``path`` and its includes (depth first, includes before own runs) into ``runs``."""
+    """Read ``path`` and its includes (depth first, includes before own runs) into ``runs``;
+    ``files`` collects every file read."""
     try:
         key = path.resolve()
     except (OSError, ValueError, RuntimeError):
@@ -688,12 +696,26 @@ def _collect(
     if key in stack:
         chain = " -> ".join(str(p) for p in (*stack, key))
         raise SuiteError(f"{where}: include cycle {chain}.")
+    if len(stack) > MAX_INCLUDE_DEPTH:
+        raise SuiteError(f"{where}: includes nested more than {MAX_INCLUDE_DEPTH} deep.")
+    if len(files) >= MAX_SUITE_FILES:
+        raise SuiteError(
+            f"{where}: a suite reads at most {MAX_SUITE_FILES} files (itself and its includes,"
+            " a file included twice counted twice); this one reads more."
+        )
+    files.append(key)
     spec = _read(path, where)
     seeds = _seeds(spec.seeds, spec.repetitions, f"{path}: ", problems)
     timeout = _timeout(spec.timeout, f"{path}: timeout", problems)
     for i, include in enumerate(spec.include):
         _collect(
-            path.parent / include, f"{path}: include[{i}]", (*stack, key), registry, problems, runs
+            path.parent / include,
+            f"{path}: include[{i}]",
+            (*stack, key),
+            registry,
+            problems,
+            runs,
+            files,
         )
     tasks = set(registry.tasks())
     for i, run in enumerate(spec.runs):
@@ -998,7 +1020,7 @@ def load_suite(path: str | Path, registry: Registry, overrides: Overrides | None
     overrides = overrides or Overrides()
     problems: list[str] = []
     runs: list[_FlatRun] = []
-    top = _collect(path, "", (), registry, problems, runs)
+    top = _collect(path, "", (), registry, problems, runs, [])
     if not problems:
         _apply(runs, overrides, registry, problems)
     if problems:

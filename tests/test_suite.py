@@ -325,3 +325,17 @@ def test_run_logs_the_effective_suite_on_the_parent_run(toy_env, write_suite, st
         timeout=60,
     )
     assert bad.returncode == 2 and "--set dataset.n=abc: expected int, got 'abc'." in bad.stderr
+
+
+def test_include_chains_are_bounded(registry, write_suite):
+    from harness.suite import MAX_INCLUDE_DEPTH
+
+    for i in range(MAX_INCLUDE_DEPTH + 3):
+        write_suite(f"name: chain-{i}\ninclude: [chain-{i + 1}.yaml]\n", f"chain-{i}.yaml")
+    write_suite(BASE, f"chain-{MAX_INCLUDE_DEPTH + 3}.yaml")
+    with pytest.raises(
+        SuiteError, match=rf"include\[0\]: includes nested more than {MAX_INCLUDE_DEPTH}"
+    ):
+        load_suite(write_suite("name: top\ninclude: [chain-0.yaml]\n", "top.yaml"), registry)
+    ok = write_suite("name: top\ninclude: [chain-8.yaml]\n", "ok.yaml")
+    assert len(load_suite(ok, registry).cells) == 16
