@@ -333,3 +333,13 @@ def test_methods_do_not_mutate_data(method):
     assert data == before
     assert out.y_score.shape == data.y_test.shape
     assert np.all((out.y_score >= 0) & (out.y_score <= 1))
+
+
+@pytest.mark.parametrize("method", [Oracle, WflSequential, WflIterative, WflJoint])
+def test_mlp_label_model_runs_in_every_strategy(method):
+    data = Synthetic().load(Synthetic.Params(n=300, weak_kind="complementary", rate=0.0), 0)
+    extra = {"epochs": 30} if hasattr(method.Params(), "epochs") else {}
+    mlp, logistic = method.Params(label_model="mlp", **extra), method.Params(**extra)
+    a, b = method(mlp).run(data, mlp, 0), method(logistic).run(data, logistic, 0)
+    assert a.y_score.shape == data.y_test.shape
+    assert not np.allclose(a.y_score, b.y_score)  # the MLP h is used, not the logistic one

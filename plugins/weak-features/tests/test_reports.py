@@ -102,7 +102,7 @@ def test_accuracy_by_method_pivots_means():
     fig = out["accuracy-by-method-plot"]
     assert isinstance(fig, Figure)
     ax = fig.axes[0]
-    assert [t.get_text() for t in ax.get_xticklabels()] == ["noisy, rate 0.3"]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["noisy\nrate 0.3"]
     assert all(t.get_rotation() == 0 for t in ax.get_xticklabels())
     assert ax.get_legend() is None and len(fig.legends) == 1
 

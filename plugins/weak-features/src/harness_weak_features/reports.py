@@ -262,11 +262,11 @@ def _bars(rows: pd.DataFrame, keys: list[str]):
 
 
 def _group_label(key: object) -> str:
-    """``("noisy", 0.3)`` -> ``"noisy, rate 0.3"``; complementary rates are biases."""
+    """``("noisy", 0.3)`` -> ``"noisy\nrate 0.3"`` (two lines); complementary rates are biases."""
     parts = key if isinstance(key, tuple) else (key,)
     if len(parts) != 2:
         return " ".join(str(p) for p in parts)
     kind, rate = parts
     rate = f"{rate:g}" if isinstance(rate, float) else str(rate)
     word = {"complementary": "bias", "partial": "q"}.get(str(kind), "rate")
-    return f"{kind}, {word} {rate}"
+    return f"{kind}\n{word} {rate}"
