@@ -75,12 +75,26 @@ def test_paired_gain_pairs_by_seed():
     assert row["n_seeds"] == 3 and row["p_value"] == 0.0
 
 
-def test_paired_gain_ci_covers_zero_at_its_level_under_the_null():
-    """Under no difference the 95% CI covers 0 in about 95% of 100 replicates (3 binomial SE:
-    0.95 +- 0.065); a CI that ignored the pairing (seed effect sd 0.05 against noise 0.01)
-    would cover far more often, a z interval on 8 seeds less often."""
+class UnpairedGain(PairedGain):
+    """Wrong variant: a Welch (unpaired) interval that ignores the pairing by seed."""
+
+    @staticmethod
+    def interval(a, b):
+        from scipy import stats
+
+        res = stats.ttest_ind(a, b, equal_var=False)
+        half = res.confidence_interval(0.95).high - (a.mean() - b.mean())
+        return a.mean() - b.mean(), half, float(res.pvalue)
+
+
+@pytest.mark.parametrize(("report", "should_pass"), [(PairedGain, True), (UnpairedGain, False)])
+def test_paired_gain_ci_has_its_level_and_width_under_the_null(report, should_pass):
+    """Under no difference, with a strong shared seed effect (sd 0.05) and cell noise 0.01,
+    the paired 95% CI covers 0 in 95% ± 3 binomial SE of 100 replicates, and its median
+    half-width is near the paired theory, t(0.975, 7)·0.01·√2/√8 ≈ 0.012 (under 0.02). An
+    interval that ignores the pairing is about 5 times wider and fails."""
     rng = np.random.default_rng(0)
-    covered = 0
+    covered, halves = 0, []
     for _ in range(100):
         seed_effect = rng.normal(0, 0.05, size=8)  # shared per seed: pairing removes it
         rows = [
@@ -89,9 +103,11 @@ def test_paired_gain_ci_covers_zero_at_its_level_under_the_null():
              "accuracy": 0.7 + seed_effect[s] + rng.normal(0, 0.01)}
             for s in range(8) for m in ("naive", "wfl-sequential")
         ]  # fmt: skip
-        row = PairedGain().build(pd.DataFrame(rows), {})["paired-gain-table"].iloc[0]
+        row = report().build(pd.DataFrame(rows), {})["paired-gain-table"].iloc[0]
         covered += row["ci_low"] <= 0 <= row["ci_high"]
-    assert abs(covered / 100 - 0.95) < 3 * np.sqrt(0.95 * 0.05 / 100)
+        halves.append((row["ci_high"] - row["ci_low"]) / 2)
+    level_ok = abs(covered / 100 - 0.95) < 3 * np.sqrt(0.95 * 0.05 / 100)
+    assert bool(level_ok and np.median(halves) < 0.02) is should_pass
 
 
 def test_accuracy_by_method_pivots_means():

@@ -152,10 +152,20 @@ class PairedGain(Report):
         baseline: str = "naive"
         metric: str = "accuracy"
 
-    def build(self, results: pd.DataFrame, curves: Mapping[str, Any]) -> dict[str, Any]:
-        """Pair cells by (dataset config, seed) and summarise the differences."""
+    @staticmethod
+    def interval(a: np.ndarray, b: np.ndarray) -> tuple[float, float, float]:
+        """Mean of ``a - b`` (paired by position), Student-t 95% CI half-width, paired t-test
+        p-value (``scipy.stats.ttest_rel``; 0 or 1 when every difference is equal)."""
         from scipy import stats
 
+        diff = a - b
+        mean, half, _ = mean_ci(diff)
+        if diff.std() == 0:
+            return mean, 0.0, 0.0 if mean != 0 else 1.0
+        return mean, half, float(stats.ttest_rel(a, b).pvalue)
+
+    def build(self, results: pd.DataFrame, curves: Mapping[str, Any]) -> dict[str, Any]:
+        """Pair cells by (dataset config, seed) and summarise the differences."""
         rows = _finished(results)
         metric, base = self.params.metric, self.params.baseline
         if rows.empty or metric not in rows:
@@ -177,14 +187,8 @@ class PairedGain(Report):
                 both = part[[variant, base]].dropna()
                 if len(both) < 2:
                     continue
-                diff = both[variant] - both[base]
-                mean, half, n = mean_ci(diff)
-                p = (
-                    float(stats.ttest_rel(both[variant], both[base]).pvalue)
-                    if diff.std() > 0
-                    else (0.0 if mean != 0 else 1.0)
-                )
-                out.append((*key, variant, mean, mean - half, mean + half, p, n))
+                mean, half, p = self.interval(both[variant].to_numpy(), both[base].to_numpy())
+                out.append((*key, variant, mean, mean - half, mean + half, p, len(both)))
         if not out:
             return {}
         table = pd.DataFrame(
