@@ -17,7 +17,7 @@ class ToyPlugin:
 
 
 def test_registry_indexes_components_by_kind_task_and_name(registry):
-    assert registry.names("method", "toy") == ["boom", "mean", "skipper", "sleepy"]
+    assert registry.names("method", "toy") == ["boom", "fragile", "mean", "skipper", "sleepy"]
     assert registry.get("dataset", "toy", "noise").plugin == "toy"
     assert registry.tasks() == ["other", "toy"]
 
@@ -76,7 +76,7 @@ def test_plugin_import_error_is_reported_with_the_error(monkeypatch):
 
 
 def test_unknown_method_lists_known_ones(registry):
-    with pytest.raises(SuiteError, match=r"Unknown method 'mena'.*Known: boom, mean"):
+    with pytest.raises(SuiteError, match=r"Unknown method 'mena'.*Known: boom, fragile, mean"):
         registry.get("method", "toy", "mena", where="s.yaml: runs[0].methods[0]")
 
 
