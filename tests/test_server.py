@@ -19,6 +19,7 @@ import sys
 import tempfile
 import textwrap
 import time
+import urllib.request
 import uuid
 from collections.abc import Iterator
 from importlib.metadata import entry_points
@@ -30,7 +31,7 @@ HARNESS = str(Path(sys.executable).parent / "harness")
 SECRET = "pw-9f3c1d7e"  # a password that must never be printed or logged
 SUITE = """
 name: served
-seeds: [0, 1, 2]
+seeds: [0, 1]
 runs:
   - task: toy
     datasets: [{name: noise, grid: {n: [3, 30]}}]
@@ -157,17 +158,20 @@ def served(tmp_path_factory, postgres, _empty_store):
         command, env=env, cwd=folder, stdout=subprocess.PIPE, stderr=log, text=True
     )
     assert process.stdout is not None
-    first = process.stdout.readline()  # printed only once the server answers
     base = f"http://127.0.0.1:{port}"
-    if not first:
-        process.wait(10)
-        pytest.fail(f"harness server exited {process.returncode}: {_tail(folder)}")
-    assert first.startswith(f"Tracking server on {base}"), first
-    import urllib.request
-
-    with urllib.request.urlopen(f"{base}/health", timeout=5) as answer:  # answering now
-        assert answer.status == 200
-    group = psutil.Process(process.pid).children(recursive=True)
+    try:
+        first = process.stdout.readline()  # printed only once the server answers
+        if not first:
+            process.wait(10)
+            pytest.fail(f"harness server exited {process.returncode}: {_tail(folder)}")
+        assert first.startswith(f"Tracking server on {base}"), first
+        with urllib.request.urlopen(f"{base}/health", timeout=5) as answer:  # answering now
+            assert answer.status == 200
+        group = psutil.Process(process.pid).children(recursive=True)
+    except BaseException:  # stop the server whatever went wrong
+        process.send_signal(signal.SIGTERM)
+        process.wait(30)
+        raise
     yield base, backend, env, folder
     process.send_signal(signal.SIGTERM)
     process.wait(30)
@@ -211,9 +215,9 @@ def test_two_workers_log_every_cell_to_the_postgres_server(served, postgres):
     experiment = client.get_experiment_by_name("served").experiment_id
     runs = client.search_runs([experiment], max_results=100)
     cells = [r for r in runs if r.data.tags["harness.kind"] == "cell"]
-    assert len(runs) == 7 and len(cells) == 6
+    assert len(runs) == 5 and len(cells) == 4
     assert {(r.data.params["dataset.n"], r.data.params["seed"]) for r in cells} == {
-        (n, s) for n in ("3", "30") for s in ("0", "1", "2")
+        (n, s) for n in ("3", "30") for s in ("0", "1")
     }
     for run in cells:  # every run read back whole: status, metrics, the curve artifact
         assert run.info.status == "FINISHED" and run.data.tags["harness.status"] == "ok"
@@ -222,14 +226,14 @@ def test_two_workers_log_every_cell_to_the_postgres_server(served, postgres):
         curve = Path(client.download_artifacts(run.info.run_id, "curves/path.csv"))
         assert curve.read_text().startswith("step,value\n")
     results = Tracker(base).results(experiment)
-    assert len(results) == 6 and set(results["status"]) == {"ok"}
+    assert len(results) == 4 and set(results["status"]) == {"ok"}
     import psycopg
 
     with psycopg.connect(backend) as db:  # the rows are in PostgreSQL itself
         (count,) = db.execute(
             "SELECT count(*) FROM runs WHERE experiment_id = %s", (int(experiment),)
         ).fetchone()
-    assert count == 7
+    assert count == 5
     assert list((folder / "artifacts").rglob("path.csv"))  # the server's own folder
 
 

@@ -68,15 +68,21 @@ def server(tmp_path_factory, _empty_store):
         text=True,
     )
     base = f"http://127.0.0.1:{port}"
-    first = process.stdout.readline()  # harness ui prints its URL once the UI answers
-    if not first:
-        process.wait(10)
-        pytest.fail(f"harness ui exited {process.returncode}: {(folder / 'ui.err').read_text()}")
-    assert first.startswith(f"MLflow UI on {base}/#/experiments"), first
-    with urllib.request.urlopen(f"{base}/health", timeout=5) as answer:  # answering already
-        assert answer.status == 200
-    group = psutil.Process(process.pid).children(recursive=True)
-    assert group, "harness ui started no server"
+    try:
+        first = process.stdout.readline()  # harness ui prints its URL once the UI answers
+        if not first:
+            process.wait(10)
+            errors = (folder / "ui.err").read_text()
+            pytest.fail(f"harness ui exited {process.returncode}: {errors}")
+        assert first.startswith(f"MLflow UI on {base}/#/experiments"), first
+        with urllib.request.urlopen(f"{base}/health", timeout=5) as answer:  # answering now
+            assert answer.status == 200
+        group = psutil.Process(process.pid).children(recursive=True)
+        assert group, "harness ui started no server"
+    except BaseException:  # stop the UI whatever went wrong
+        process.send_signal(signal.SIGTERM)
+        process.wait(30)
+        raise
     yield base, outcome, uri
     process.send_signal(signal.SIGTERM)  # as a service manager or `timeout` would stop it
     process.wait(30)
