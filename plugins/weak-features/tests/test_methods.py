@@ -141,6 +141,7 @@ def complementary():
     return _synthetic("complementary", 0.0, range(8))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("method", "should_pass"), [(WflSequential, True), (IgnoresObservation, False)]
 )
@@ -151,15 +152,18 @@ def test_wfl_estimates_noisy_feature_better_than_observed_value(noisy, method, s
     assert clearly_above(_scores(method, noisy, WfAccuracy) - observed) is should_pass
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("method", "should_pass"), [(WflSequential, True), (IgnoresObservation, False)]
 )
 def test_wfl_uses_complementary_feature_over_drop_feature(complementary, method, should_pass):
-    # Measured (20 seeds): see README; the flat-likelihood variant is drop-feature in disguise.
+    # Measured (20 seeds): +0.026, SE 0.0024; the flat-likelihood variant, drop-feature in
+    # disguise, +0.0015, SE 0.0017.
     gain = _scores(method, complementary) - _scores(DropFeature, complementary)
     assert clearly_above(gain) is should_pass
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("method", "should_pass"), [(WflSequential, True), (IgnoresObservation, False)]
 )
@@ -181,6 +185,7 @@ class JointIgnoresObservation(WflJoint):
         return np.ones_like(lik_train), np.ones_like(lik_test)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("method", "should_pass"), [(WflJoint, True), (JointIgnoresObservation, False)]
 )
@@ -199,6 +204,7 @@ def biased():
     return _synthetic("complementary", 0.6, range(8))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("method", "should_pass"), [(WflOracleModel, True), (WflSequential, False)]
 )
@@ -210,6 +216,7 @@ def test_true_complementary_model_beats_uniform_assumption_when_biased(biased, m
     assert clearly_above(gain) is should_pass
 
 
+@pytest.mark.slow
 def test_oracle_above_wfl_and_oracle_model_above_naive_on_noisy(noisy):
     # Measured (20 seeds): oracle - wfl-oracle-model clearly positive; wfl-oracle-model -
     # naive +0.0093 +- 0.0022 (SE) at 20 seeds, so with 8 seeds only the sign is asserted.

@@ -3,9 +3,12 @@
 import subprocess
 import sys
 
+import pytest
+
 HEAVY = ("torch", "pennylane", "sklearn", "mlflow", "matplotlib")
 
 
+@pytest.mark.slow
 def test_entry_module_and_api_import_no_heavy_package():
     code = (
         "import sys, harness_weak_features, harness_weak_features.api; "
@@ -17,6 +20,7 @@ def test_entry_module_and_api_import_no_heavy_package():
     assert out.stdout.strip() == "", f"heavy packages imported at registration: {out.stdout}"
 
 
+@pytest.mark.slow
 def test_the_check_catches_a_heavy_import():
     """Wrong variant: the same probe after importing the methods' model module finds torch."""
     code = (
