@@ -142,7 +142,12 @@ class Tracker:
         db = _sqlite_path(self.uri)
         self.artifact_root = None
         if db is not None:
-            db.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                db.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as err:
+                from harness.errors import StoreError
+
+                raise StoreError(f"Cannot create the store folder {db.parent}: {err}.") from None
             self.artifact_root = (db.parent / "artifacts").resolve().as_uri()
 
     @property
@@ -366,14 +371,19 @@ class Tracker:
             experiment_id, start_time=result.start_ms, tags=tags, run_name=run_name(cell)
         )
         run_id = run.info.run_id
-        for name, curve in result.curves.items():
-            self.client.log_text(run_id, _curve_csv(curve), f"curves/{name}.csv")
-        if result.error:
-            self.client.log_text(run_id, result.error, "error.txt")
-        if result.warnings:
-            self.client.log_text(run_id, "\n".join(result.warnings) + "\n", "warnings.txt")
-        params = cell.params() | {f"dataset.{k}": v for k, v in result.described.items()}
-        self._log_batch(run_id, self._metrics(result), params, outcome)
+        try:
+            for name, curve in result.curves.items():
+                self.client.log_text(run_id, _curve_csv(curve), f"curves/{name}.csv")
+            if result.error:
+                self.client.log_text(run_id, result.error, "error.txt")
+            if result.warnings:
+                self.client.log_text(run_id, "\n".join(result.warnings) + "\n", "warnings.txt")
+            params = cell.params() | {f"dataset.{k}": v for k, v in result.described.items()}
+            self._log_batch(run_id, self._metrics(result), params, outcome)
+        except Exception:  # refused by MLflow (a 300-character key, say): leave no half run
+            with contextlib.suppress(Exception):
+                self.client.delete_run(run_id)
+            raise
         self.client.set_terminated(run_id, _RUN_STATUS[result.status], end_time=result.end_ms)
         return run_id
 
