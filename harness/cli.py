@@ -69,9 +69,13 @@ def cli() -> None:
 
 
 def _registry() -> Any:
+    """Every installed plugin; each one left out as broken is reported here, once."""
     from harness.registry import build_registry
 
-    return build_registry()
+    registry = build_registry()
+    for name, fault in registry.broken.items():
+        err_console.print(f"[yellow]warning:[/] plugin '{name}' left out: {escape(fault)}")
+    return registry
 
 
 def _suite(path: str, overrides: Any = None) -> tuple[Any, Any]:

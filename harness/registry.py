@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
+from typing import Any
 
 import pluggy
 
@@ -54,6 +55,8 @@ class Registry:
         ``{plugin name: version}`` of every loaded plugin.
     entries : dict[str, dict[tuple[str, str], Entry]]
         ``{kind: {(task, name): Entry}}`` for kind in dataset, method, metric, report.
+    broken : dict[str, str]
+        ``{plugin name: its fault}`` of plugins left out (see :func:`build_registry`).
     sources : dict[str, Path]
         ``{plugin name: its package folder or module file}``: what :meth:`fingerprint`
         hashes.
@@ -64,6 +67,7 @@ class Registry:
         default_factory=lambda: {kind: {} for kind in KINDS}
     )
     sources: dict[str, Path] = field(default_factory=dict)
+    broken: dict[str, str] = field(default_factory=dict)
     _fingerprints: dict[str, str] = field(default_factory=dict, repr=False)
 
     def data_type(self, task: str) -> type | None:
@@ -114,6 +118,8 @@ class Registry:
                 if blocked
                 else ""
             )
+            if self.broken:
+                hint += f" (left out as broken: {', '.join(sorted(self.broken))})"
             raise SuiteError(
                 f"Unknown task '{task}'{_at(where)}. Known: {', '.join(self.tasks()) or '(none)'}."
                 f" Is its plugin installed{hint}? See 'harness list'."
@@ -185,20 +191,34 @@ def build_registry(
     *,
     entry_points: bool = True,
     disabled: Iterable[str] | None = None,
+    strict: bool = False,
 ) -> Registry:
     """Load plugins, call their hooks and index the components they return.
+
+    A plugin that fails (it fails to import or exits on import, implements an unknown hook
+    or a hook with a wrong signature, a hook raises or returns something that is not an
+    iterable of well-formed component classes, or a ``(task, name)`` clashes with another
+    plugin's) is left out whole, and the fault, naming the plugin, the hook and the way
+    out (``HARNESS_DISABLE_PLUGINS=<name>``), is kept in ``Registry.broken``: the other
+    plugins still work.
 
     :param plugins: extra plugin objects ``{name: module or object with hookimpls}``,
         registered as given (tests use this instead of installing packages).
     :param entry_points: also load every installed ``harness`` entry point.
     :param disabled: plugin names to block; defaults to ``HARNESS_DISABLE_PLUGINS``.
+    :param strict: raise the first fault instead (``harness check-plugin``, tests).
     :returns: the :class:`Registry`.
-    :raises PluginError: a plugin fails to import (with its import error), implements
-        an unknown hook or a hook with a wrong signature, returns something that is not
-        a well-formed component class, or a ``(task, name)`` clashes between two
-        plugins (naming both).
+    :raises PluginError: with ``strict``, the first plugin fault.
     """
     blocked = disabled_plugins() if disabled is None else set(disabled)
+    broken: dict[str, str] = {}
+
+    def fault(name: str, message: str) -> None:
+        text = f"{message} Fix or reinstall it, or leave it out with {DISABLE_ENV}={name}."
+        if strict:
+            raise PluginError(text)
+        broken.setdefault(name, text)
+
     pm = pluggy.PluginManager(GROUP)
     pm.add_hookspecs(hookspecs)
     for name in blocked:
@@ -206,7 +226,7 @@ def build_registry(
     versions: dict[str, str] = {}
     candidates: list[tuple[str, object, str]] = []
     if entry_points:
-        candidates += _load_entry_points(blocked)
+        candidates += _load_entry_points(blocked, fault)
     for name, plugin in (plugins or {}).items():
         if name not in blocked:
             candidates.append((name, plugin, str(getattr(plugin, "__version__", "0"))))
@@ -214,28 +234,61 @@ def build_registry(
         try:
             pm.register(plugin, name=name)
         except (pluggy.PluginValidationError, ValueError) as err:
-            raise PluginError(f"Plugin '{name}' has an invalid hook implementation: {err}") from err
+            fault(name, f"Plugin '{name}' has an invalid hook implementation: {err}.")
+            continue
         versions[name] = version
-    try:
-        pm.check_pending()
-    except pluggy.PluginValidationError as err:
-        raise PluginError(
-            f"Plugin '{pm.get_name(err.plugin)}' implements a hook harness does not define:"
-            f" {err}. Hooks: " + ", ".join(_HOOK_OF_KIND.values())
-        ) from err
+    while True:
+        try:
+            pm.check_pending()
+            break
+        except pluggy.PluginValidationError as err:
+            name = pm.get_name(err.plugin)
+            fault(
+                name,
+                f"Plugin '{name}' implements a hook harness does not define: {err}. Hooks: "
+                + ", ".join(_HOOK_OF_KIND.values())
+                + ".",
+            )
+            pm.unregister(err.plugin)
+            versions.pop(name, None)
     registry = Registry(plugins=versions)
     for name, plugin, _ in candidates:
         source = _source_of(plugin)
         if source is not None:
             registry.sources[name] = source
+    returned: dict[str, list[tuple[str, object]]] = {name: [] for name in versions}
     for kind, hook_name in _HOOK_OF_KIND.items():
         for impl in getattr(pm.hook, hook_name).get_hookimpls():
-            for cls in impl.function() or ():
-                _add(registry, kind, cls, impl.plugin_name, versions[impl.plugin_name])
+            try:
+                classes = list(impl.function() or ())
+            except (KeyboardInterrupt, SystemExit):
+                raise
+            except BaseException as err:  # a raising hook or a non-iterable result
+                fault(
+                    impl.plugin_name,
+                    f"Plugin '{impl.plugin_name}': its hook {hook_name}() failed:"
+                    f" {type(err).__name__}: {err}.",
+                )
+                continue
+            returned[impl.plugin_name] += [(kind, cls) for cls in classes]
+    for name, components in returned.items():
+        if name in broken:
+            continue
+        try:
+            for kind, cls in components:
+                _add(registry, kind, cls, name, versions[name])
+        except PluginError as err:
+            for by_key in registry.entries.values():  # leave the whole plugin out
+                for key in [k for k, e in by_key.items() if e.plugin == name]:
+                    del by_key[key]
+            fault(name, str(err).split(" Uninstall one or set")[0])
+    for name in broken:
+        registry.plugins.pop(name, None)
+    registry.broken = broken
     return registry
 
 
-def _load_entry_points(blocked: set[str]) -> list[tuple[str, object, str]]:
+def _load_entry_points(blocked: set[str], fault: Any) -> list[tuple[str, object, str]]:
     loaded = []
     for ep in entry_points(group=GROUP):
         if ep.name in blocked:
@@ -243,11 +296,14 @@ def _load_entry_points(blocked: set[str]) -> list[tuple[str, object, str]]:
         dist = getattr(ep, "dist", None)
         try:
             module = ep.load()
-        except Exception as err:  # any import-time failure is the plugin's, reported as such
-            raise PluginError(
-                f"Plugin '{ep.name}' ({ep.value}) failed to import: {type(err).__name__}: {err}."
-                f" Fix or reinstall it, or set {DISABLE_ENV}={ep.name}."
-            ) from err
+        except KeyboardInterrupt:
+            raise
+        except BaseException as err:  # an import error, or sys.exit() at import time
+            fault(
+                ep.name,
+                f"Plugin '{ep.name}' ({ep.value}) failed to import: {type(err).__name__}: {err}.",
+            )
+            continue
         loaded.append((ep.name, module, dist.version if dist is not None else "0"))
     return loaded
 

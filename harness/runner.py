@@ -252,6 +252,21 @@ def _sigint_deferred() -> Iterator[None]:
         raise KeyboardInterrupt
 
 
+def _refused(cell: Cell, result: CellResult, err: Exception) -> CellResult:
+    """The cell as ``failed`` when the tracking store refused its results (MLflow's limits:
+    a metric key over 250 characters, a param value over 6,000, ...)."""
+    reason = f"the tracking store refused this cell's results: {type(err).__name__}: {err}"
+    return CellResult(
+        cell.cell_hash,
+        "failed",
+        reason=reason[:2000],
+        error=reason,
+        seconds=result.seconds,
+        start_ms=result.start_ms,
+        end_ms=result.end_ms,
+    )
+
+
 @dataclass
 class SuiteOutcome:
     """What :func:`run_suite` did: the experiments and parent runs it wrote to, the cells it
@@ -382,7 +397,11 @@ def run_suite(
     def handle(cell: Cell, result: CellResult) -> bool:
         experiment, parent = where[cell.cell_hash]
         with _sigint_deferred():  # a cell is logged whole or not at all
-            tracker.log_cell(experiment, parent, cell, result, registry.plugins, commit)
+            try:
+                tracker.log_cell(experiment, parent, cell, result, registry.plugins, commit)
+            except Exception as err:  # the store refused the results: a failed cell
+                result = _refused(cell, result, err)
+                tracker.log_cell(experiment, parent, cell, result, registry.plugins, commit)
         outcome.ran += 1
         if result.status in ("failed", "timeout"):
             outcome.problems.append((cell, result))

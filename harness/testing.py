@@ -380,6 +380,8 @@ def iter_checks(
     from harness.errors import PluginError
 
     registry = registry or build_registry()
+    if plugin in registry.broken:
+        raise PluginError(registry.broken[plugin])
     if plugin not in registry.plugins:
         known = ", ".join(sorted(registry.plugins)) or "(none)"
         raise PluginError(f"No installed plugin '{plugin}'. Installed: {known}.")
