@@ -317,3 +317,24 @@ def test_postgres_uri_without_its_driver_exits_2_with_the_pip_command(command, t
     assert result.returncode == 2, output
     assert "pip install 'psycopg[binary]'" in output
     assert "Traceback" not in output and SECRET not in output
+
+
+def test_credentials_leave_http_uris_and_are_masked_in_any_text(monkeypatch):
+    import io
+
+    from harness import secrets
+
+    monkeypatch.delenv("MLFLOW_TRACKING_USERNAME", raising=False)
+    monkeypatch.delenv("MLFLOW_TRACKING_PASSWORD", raising=False)
+    uri = secrets.move_http_credentials("http://ann:p%40ss-7f2e@mlflow.example.org:5000/x")
+    assert uri == "http://mlflow.example.org:5000/x"
+    assert os.environ["MLFLOW_TRACKING_USERNAME"] == "ann"
+    assert os.environ["MLFLOW_TRACKING_PASSWORD"] == "p@ss-7f2e"  # percent-decoded
+    assert secrets.mask("p@ss-7f2e / p%40ss-7f2e") == "*** / ***"
+    assert secrets.mask("postgresql://bob:db-pw-1@h/db") == "postgresql://bob:***@h/db"
+    stream = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", stream)
+    monkeypatch.setattr(sys, "stderr", sys.stderr)  # put back after the test
+    secrets.watch("postgresql://bob:db-pw-2@h/db")  # masks this process' output from now on
+    print("connecting with db-pw-2 to", "postgresql://bob:db-pw-2@h/db")
+    assert stream.getvalue() == "connecting with *** to postgresql://bob:***@h/db\n"
