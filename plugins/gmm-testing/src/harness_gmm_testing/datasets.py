@@ -76,7 +76,7 @@ class _TestingDataset(Dataset):
             "w_min": float(f"{law.weights.min():.4g}"),
             "max_centre": round(float(np.abs(law.centres).max()), 4),
             "min_gap": round(float(gaps.min()), 4) if gaps.size else 0.0,
-            "min_gap_sd": round(float(gaps.min()) / law.noise_sd, 3) if gaps.size else 0.0,
+            "min_gap_over_sd": round(float(gaps.min()) / law.noise_sd, 3) if gaps.size else 0.0,
             "predicted_n90": round(law.predicted_n90(data.d)),
         }
 

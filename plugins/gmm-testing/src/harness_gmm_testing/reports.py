@@ -28,7 +28,7 @@ _DERIVED = {
     "w_min",
     "max_centre",
     "min_gap",
-    "min_gap_sd",
+    "min_gap_over_sd",
     "predicted_n90",
 }
 
