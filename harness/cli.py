@@ -701,9 +701,9 @@ def ui(tracking_uri: str | None, port: int, host: str, workers: int) -> None:
         shown = secrets.mask(uri.rstrip("/"))
         console.print(f"MLflow UI of the tracking server: {shown}{runs_page}")
         return
-    check_store(uri)  # a missing database driver or an unreachable database: exit 2
     if uri.startswith("sqlite:///") and not Path(uri.removeprefix("sqlite:///")).exists():
         raise StoreError(f"No store at {uri} yet: run 'harness run SUITE' first.")
+    check_store(uri)  # a missing database driver or an unreachable database: exit 2
     if port_in_use(host, port):
         raise StoreError(f"Port {port} on {host} is in use (another UI?): pass --port.")
     log = Path(tempfile.gettempdir()) / f"harness-ui-{port}.log"

@@ -85,7 +85,9 @@ def check_store(uri: str, timeout_s: float = CHECK_TIMEOUT_S) -> None:
     """
     scheme = _scheme(uri)
     if uri.startswith("sqlite:///"):
-        folder = Path(uri.removeprefix("sqlite:///")).parent
+        folder = Path(uri.removeprefix("sqlite:///")).parent.absolute()
+        while not folder.exists() and folder != folder.parent:  # to be created: its parent
+            folder = folder.parent
         if not os.access(folder, os.W_OK):
             raise StoreError(f"Cannot write the tracking store folder {folder} ({mask(uri)}).")
         return
