@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import logging
 import os
 import socket
@@ -47,6 +48,7 @@ __all__ = [
     "run_name",
     "ui_link",
     "ui_path",
+    "ui_view_tag",
 ]
 
 DEFAULT_URI = "sqlite:///mlflow/mlflow.db"
@@ -71,13 +73,48 @@ def _sqlite_path(uri: str) -> Path | None:
     return Path(uri.removeprefix("sqlite:///")) if uri.startswith("sqlite:///") else None
 
 
+UI_VIEW = "harness-metrics"  # id of the saved runs-table view harness writes and links to
+_UI_VIEW_TAG = f"mlflow.sharedViewState.{UI_VIEW}"  # MLflow UI 3.x: saved views are these tags
+
+
 def ui_path(experiment_id: str) -> str:
-    """The MLflow UI page (after the host) listing an experiment's runs grouped by parent.
+    """The MLflow UI page (after the host) listing an experiment's runs with metric columns.
 
     ``workflowType=machine_learning`` selects MLflow 3's model-training views (runs table,
-    group by, parallel coordinates) instead of its default GenAI overview.
+    group by, parallel coordinates) instead of its default GenAI overview. The runs table
+    shows metric columns only once they are picked (or a saved view picks them), so the
+    page opens the saved view ``viewStateShareKey=harness-metrics`` that
+    :func:`ui_view_tag` writes; without that tag the UI says the view does not exist and
+    shows its plain runs table. Source: MLflow 3.17 UI bundle (``viewStateShareKey``,
+    ``mlflow.sharedViewState.<id>``), read from mlflow/server/js; not in MLflow's docs.
     """
-    return f"/#/experiments/{experiment_id}?workflowType=machine_learning"
+    page = f"/#/experiments/{experiment_id}/runs?workflowType=machine_learning"
+    return f"{page}&viewStateShareKey={UI_VIEW}"
+
+
+def ui_view_tag(metric_keys: Iterable[str], created_ms: int | None = None) -> tuple[str, str]:
+    """The experiment tag ``(key, value)`` of the saved view :func:`ui_path` opens: one
+    flat row per run, sorted by run name, with a column per metric in ``metric_keys``
+    (``time.*`` left out). MLflow 3.17's UI format (its "Views" menu writes the same): a
+    JSON envelope ``{name, createdAt, updatedAt, state}`` whose ``state`` is the JSON of
+    the search facets and runs-table state; sorting by anything but start time turns off
+    the parent/child nesting that hides the cells under a collapsed suite run. Columns
+    past MLflow's 20,000-character limit on an experiment tag are left out."""
+    now = int(time.time() * 1000)
+    columns: list[str] = []
+    for key in sorted({k for k in metric_keys if not k.startswith("time.")}):
+        if sum(len(c) + 8 for c in columns) + len(key) > 18_000:
+            break
+        columns.append(f"metrics.`{key}`")
+    state = {"orderByKey": "tags.`mlflow.runName`", "orderByAsc": True}
+    state["selectedColumns"] = columns
+    envelope = {
+        "name": "harness: runs with metrics",
+        "createdAt": created_ms or now,
+        "updatedAt": now,
+        "state": json.dumps(state),
+    }
+    return _UI_VIEW_TAG, json.dumps(envelope)
 
 
 def ui_link(uri: str, experiment_id: str, run_id: str | None = None) -> str:
@@ -385,7 +422,27 @@ class Tracker:
                 self.client.delete_run(run_id)
             raise
         self.client.set_terminated(run_id, _RUN_STATUS[result.status], end_time=result.end_ms)
+        self._update_ui_view(experiment_id, {*result.metrics, *result.curves})
         return run_id
+
+    def _update_ui_view(self, experiment_id: str, metric_keys: set[str]) -> None:
+        """Keep the saved UI view that :func:`ui_path` opens (:func:`ui_view_tag`) showing
+        every metric logged to the experiment: the tag is rewritten only when a cell logs a
+        metric it lacks (the first cell of a process, then rarely)."""
+        views = self.__dict__.setdefault("_ui_views", {})  # experiment id -> (keys, created)
+        if experiment_id not in views:  # start from the stored view (an earlier run's)
+            stored = self.client.get_experiment(experiment_id).tags.get(_UI_VIEW_TAG)
+            try:
+                envelope = json.loads(stored)
+                columns = json.loads(envelope["state"])["selectedColumns"]
+                keys = {c.removeprefix("metrics.`").removesuffix("`") for c in columns}
+                views[experiment_id] = (keys, int(envelope["createdAt"]))
+            except (TypeError, ValueError, KeyError):  # none yet, or not harness's
+                views[experiment_id] = (set(), None)
+        shown, created = views[experiment_id]
+        if not metric_keys <= shown:
+            shown |= metric_keys
+            self.client.set_experiment_tag(experiment_id, *ui_view_tag(shown, created))
 
     def _metrics(self, result: CellResult) -> list[Any]:
         from mlflow.entities import Metric

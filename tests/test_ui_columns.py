@@ -1,0 +1,94 @@
+"""The experiment link harness prints opens a runs table with metric columns, no clicks.
+
+MLflow 3's runs table hides metric columns until they are picked; harness saves a view
+(experiment tag ``mlflow.sharedViewState.harness-metrics``) that picks them and links to it
+(``viewStateShareKey``). The page is rendered in headless Chromium and its DOM searched.
+"""
+
+from __future__ import annotations
+
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness import tracking
+from harness.runner import run_suite
+from harness.suite import load_suite
+
+SUITE = """
+name: ui-columns
+seeds: [0]
+runs:
+  - task: toy
+    datasets: [{name: noise, grid: {n: [3, 30]}}]
+    methods: [mean]
+    metrics: [abs-error, stats]
+"""
+
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--window-size=1400,900",  # wide enough that the grid renders the metric columns
+    "--virtual-time-budget=20000",
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.slow
+def test_printed_link_shows_metric_columns_of_the_runs(registry, store, write_suite, tmp_path):
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        pytest.skip("chromium is not installed (Debian: apt-get install chromium)")
+    tracker = tracking.Tracker(store)
+    outcome = run_suite(load_suite(write_suite(SUITE), registry), registry, tracker)
+    results = tracker.results(outcome.experiment_id)
+    value = float(results.loc[results["dataset.n"].astype(str) == "3", "abs-error"].iloc[0])
+
+    port = _free_port()
+    harness = str(Path(sys.executable).parent / "harness")
+    log = (tmp_path / "ui.err").open("w")
+    ui = subprocess.Popen(
+        [harness, "ui", "--tracking-uri", store, "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=log,
+        text=True,
+    )
+    try:
+        ready = ui.stdout.readline()  # printed once the UI answers
+        assert ready.startswith("MLflow UI on"), (tmp_path / "ui.err").read_text()
+        base = f"http://127.0.0.1:{port}"
+        # the link `harness run` and `harness status` print, pointed at this UI's port
+        link = tracking.ui_link(base, outcome.experiment_id)
+        profile = tmp_path / "profile"
+        dom = subprocess.run(
+            [chromium, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--dump-dom", link],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        ).stdout
+    finally:
+        ui.send_signal(signal.SIGTERM)
+        ui.wait(30)
+        log.close()
+    assert "noise[n=3," in dom, "the page lists no cell run (runs table not rendered?)"
+    for column in ("abs-error", "stats.min", "stats.max"):
+        assert f">{column}<" in dom, f"no {column} column header on {link}"
+    # the cell's value, as the grid writes it (JavaScript's shortest round-trip decimal)
+    assert repr(value)[:8] in dom, f"abs-error {value!r} of the n=3 run not shown on {link}"
