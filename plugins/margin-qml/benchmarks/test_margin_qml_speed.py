@@ -13,6 +13,7 @@ skipped and only a one-step smoke run of our simulator remains.
 
 The asserted floors are set below the ratios measured on the 2-core development machine
 (README, "Speed"), not at the issue's 10x target, which is not reached everywhere.
+Under heavy load one run takes many minutes (PennyLane at 12 qubits: ~90 s a step).
 """
 
 import statistics
@@ -34,16 +35,17 @@ CONFIGS = [
     ("sel", 10, 3),
     ("sel", 10, 9),
 ]
-# Lowest speed-up over PennyLane accepted per config (README "Speed": measured ratio, less
-# a margin for machine noise).
+# Lowest speed-up over PennyLane accepted per config: about 40% of the ratio measured on the
+# shared 2-core development machine (load average 15-20, README "Speed"), because ratios
+# moved by a factor of ~2 between runs under that load. Not the issue's 10x target.
 FLOORS = {
-    ("qcnn", 8, 1): 5.0,
-    ("qcnn", 10, 1): 5.0,
-    ("qcnn", 12, 1): 3.0,
-    ("sel", 8, 3): 2.0,
-    ("sel", 8, 9): 2.0,
-    ("sel", 10, 3): 2.0,
-    ("sel", 10, 9): 2.0,
+    ("qcnn", 8, 1): 3.0,  # measured 7.7x
+    ("qcnn", 10, 1): 2.0,  # 4.6x
+    ("qcnn", 12, 1): 4.0,  # 11.2x
+    ("sel", 8, 3): 4.0,  # 11.1x
+    ("sel", 8, 9): 4.0,  # 10.6x
+    ("sel", 10, 3): 3.0,  # 8.7x
+    ("sel", 10, 9): 2.5,  # 6.1x
 }
 
 
@@ -140,7 +142,7 @@ def test_step_speed_vs_pennylane(benchmark, kind, n, layers):
         if benchmark.disabled:  # make test: one step, no PennyLane
             assert np.isfinite(ours())
             pytest.skip("speed ratios are measured with --benchmark-enable (make benchmark)")
-        t_ours, t_pl, ratio = interleaved_ratio(ours, pennylane_step(kind, n, layers), rounds=7)
+        t_ours, t_pl, ratio = interleaved_ratio(ours, pennylane_step(kind, n, layers), rounds=5)
         benchmark.extra_info.update(
             {"ours_median_s": t_ours, "pennylane_median_s": t_pl, "speedup": ratio}
         )
