@@ -357,21 +357,56 @@ class Tracker:
     def finished_hashes(self, experiment_id: str) -> set[str]:
         """Cells that are done (resume): the latest complete run with that cell hash is
         ``ok`` or ``skipped``. A cell whose latest run failed or timed out is not done."""
-        return {
-            row["cell_hash"]
-            for row in self._latest_rows(experiment_id, with_data=False)
-            if row["status"] in ("ok", "skipped")
-        }
+        latest: dict[str, str] = {}
+        for tags in self._cell_tags(experiment_id):
+            latest.setdefault(tags["harness.cell_hash"], tags["harness.status"])
+        return {h for h, status in latest.items() if status in ("ok", "skipped")}
 
     def latest_by_config(self, experiment_id: str) -> dict[str, dict[str, str]]:
         """``{config_hash: tags of its latest complete cell run}``: what the store knew of
         each configuration before (to say why a cell runs again)."""
         out: dict[str, dict[str, str]] = {}
-        for run in self._search_cells(experiment_id):
-            config = run.data.tags.get("harness.config_hash")
+        for tags in self._cell_tags(experiment_id):
+            config = tags.get("harness.config_hash")
             if config and config not in out:
-                out[config] = dict(run.data.tags)
+                out[config] = tags
         return out
+
+    def _cell_tags(self, experiment_id: str) -> Iterator[dict[str, str]]:
+        """The ``harness.*`` tags of every complete cell run, newest first. On a SQL store
+        (SQLite, PostgreSQL) one query on the runs and tags tables (resume reads 3,000
+        cells in a few ms, where ``search_runs`` loads every param and metric too); on a
+        tracking server, ``search_runs``."""
+        store = getattr(getattr(self.client, "_tracking_client", None), "store", None)
+        session_maker = getattr(store, "ManagedSessionMaker", None)
+        if session_maker is None:
+            for run in self._search_cells(experiment_id):
+                yield dict(run.data.tags)
+            return
+        from mlflow.store.tracking.dbmodels.models import SqlRun, SqlTag
+
+        with session_maker() as session:
+            rows = (
+                session.query(
+                    SqlRun.run_uuid, SqlRun.start_time, SqlRun.end_time, SqlTag.key, SqlTag.value
+                )
+                .join(SqlTag, SqlTag.run_uuid == SqlRun.run_uuid)
+                .filter(
+                    SqlRun.experiment_id == int(experiment_id),
+                    SqlRun.lifecycle_stage == "active",
+                    SqlRun.status != "RUNNING",
+                    SqlTag.key.like("harness.%"),
+                )
+                .all()
+            )
+        runs: dict[str, dict[str, Any]] = {}
+        for run_id, start, end, key, value in rows:
+            entry = runs.setdefault(run_id, {"order": (start or 0, end or 0), "tags": {}})
+            entry["tags"][key] = value
+        for entry in sorted(runs.values(), key=lambda e: e["order"], reverse=True):
+            tags = entry["tags"]
+            if tags.get("harness.kind") == "cell" and "harness.status" in tags:
+                yield tags
 
     def log_cell(
         self,
