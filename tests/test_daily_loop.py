@@ -30,23 +30,14 @@ runs:
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory, _empty_store):
     """One real `harness run` of SUITE (module-scoped: the tests below read its outputs)."""
-    import os
     import shutil
+
+    from conftest import toy_environment
 
     tmp = tmp_path_factory.mktemp("daily")
     shutil.copy(_empty_store, tmp / "mlflow.db")
     store = f"sqlite:///{tmp}/mlflow.db"
-    site = tmp / "site"
-    info = site / "harness_toy-0.1.0.dist-info"
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: harness-toy\nVersion: 0.1.0\n")
-    (info / "entry_points.txt").write_text("[harness]\ntoy = toy_plugin\n")
-    shutil.copy(Path(__file__).with_name("toy_plugin.py"), site / "toy_plugin.py")
-    from importlib.metadata import entry_points
-
-    env = dict(os.environ, PYTHONPATH=str(site))
-    others = {ep.name for ep in entry_points(group="harness")} - {"toy"}
-    env["HARNESS_DISABLE_PLUGINS"] = ",".join(sorted(others))
+    env = toy_environment(tmp / "site")
     suite = tmp / "daily.yaml"
     suite.write_text(textwrap.dedent(SUITE))
     cmd = [HARNESS, "run", str(suite), "--tracking-uri", store, "--report-dir", str(tmp)]

@@ -4,6 +4,7 @@ runs; a cell whose results MLflow refuses is recorded as failed and the suite go
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 import toy_plugin
+from conftest import install_fake_plugin
 
 from harness import Metric, hookimpl
 from harness.errors import PluginError
@@ -51,19 +53,11 @@ def test_a_broken_hook_leaves_its_plugin_out_and_the_others_work(plugin, words):
         build_registry({"toy": toy_plugin, "bad": plugin}, entry_points=False, strict=True)
 
 
-def _install(toy_env: dict, name: str, source: str) -> None:
-    site = Path(toy_env["PYTHONPATH"].split(":")[0])
-    info = site / f"harness_{name}-0.1.0.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: harness-{name}\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text(f"[harness]\n{name} = {name}_plugin\n")
-    (site / f"{name}_plugin.py").write_text(source)
-
-
 def test_a_plugin_that_exits_on_import_is_reported_and_the_suite_still_runs(
     toy_env, tmp_path, store
 ):
-    _install(toy_env, "exits", "import sys\nsys.exit(3)\n")
+    site = Path(toy_env["PYTHONPATH"].split(os.pathsep)[0])
+    install_fake_plugin(site, "exits", "exits_plugin", "import sys\nsys.exit(3)\n")
     listing = subprocess.run(
         [HARNESS, "list"], env=toy_env, capture_output=True, text=True, timeout=120
     )

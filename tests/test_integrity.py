@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import install_fake_plugin
 
 from harness.report import summary_table
 from harness.runner import LocalExecutor, execute_cell, run_suite
@@ -99,14 +100,8 @@ def harness_methods():
 def test_editing_a_plugin_reruns_only_the_cells_that_use_it(toy_env, tmp_path, store):
     """A real `harness run` with two plugins installed in a temporary folder; the second
     plugin's source is edited between runs."""
-    site = Path(toy_env["PYTHONPATH"])
-    info = site / "harness_toy_extra-0.1.0.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text(
-        "Metadata-Version: 2.1\nName: harness-toy-extra\nVersion: 0.1.0\n"
-    )
-    (info / "entry_points.txt").write_text("[harness]\ntoy-extra = toy_extra\n")
-    (site / "toy_extra.py").write_text(EXTRA)
+    site = Path(toy_env["PYTHONPATH"].split(os.pathsep)[0])
+    install_fake_plugin(site, "toy-extra", "toy_extra", EXTRA)
     suite = tmp_path / "two.yaml"
     suite.write_text(
         textwrap.dedent("""
