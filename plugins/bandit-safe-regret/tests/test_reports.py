@@ -155,3 +155,16 @@ def test_method_labels_spell_out_non_default_params_only():
         "pa alpha fixed at 0.05 (no phases)",
         "exp3",
     ]
+
+
+def test_dataset_params_that_vary_split_the_rows():
+    results, curves = _results()
+    other = results.assign(
+        cell_hash=results["cell_hash"] + "-e", **{"dataset.comparator_epsilon": "0.1"}
+    )
+    frame = pd.concat([results.assign(**{"dataset.comparator_epsilon": "0.0"}), other])
+    table = RegretVsHorizon().build(frame, curves)["regret-vs-horizon"]
+    assert set(table["dataset"]) == {
+        "rock-paper-scissors (comparator_epsilon=0.0)",
+        "rock-paper-scissors (comparator_epsilon=0.1)",
+    }

@@ -73,10 +73,35 @@ def _method_labels(frame: pd.DataFrame) -> pd.Series:
     return labels
 
 
+def _dataset_labels(frame: pd.DataFrame) -> pd.Series:
+    """Dataset name plus its params (other than T and opponent) that vary within that
+    dataset's cells, so that e.g. a comparator_epsilon sweep is not pooled with the rest."""
+    labels = frame["dataset"].astype(str).copy()
+    skip = {"dataset.T", "dataset.opponent"}
+    for name, index in frame.groupby("dataset").groups.items():
+        sub = frame.loc[index]
+        columns = [
+            c
+            for c in sub.columns
+            if c.startswith("dataset.") and c not in skip and sub[c].astype(str).nunique() > 1
+        ]
+        if columns:
+            labels.loc[index] = [
+                f"{name} ("
+                + ", ".join(f"{c.removeprefix('dataset.')}={sub.at[i, c]}" for c in columns)
+                + ")"
+                for i in index
+            ]
+    return labels
+
+
 def _ok(results: pd.DataFrame) -> pd.DataFrame:
-    frame = results[(results["task"] == TASK) & (results["status"] == "ok")].copy()
+    frame = results[(results["task"] == TASK) & (results["status"] == "ok")]
+    frame = frame.reset_index(drop=True)
     if "dataset.T" in frame:
         frame["T"] = frame["dataset.T"].astype(float).astype(int)
+    if len(frame):
+        frame["dataset"] = _dataset_labels(frame)
     frame["label"] = _method_labels(frame) if len(frame) else []
     return frame
 
