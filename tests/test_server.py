@@ -22,7 +22,6 @@ import time
 import urllib.request
 import uuid
 from collections.abc import Iterator
-from importlib.metadata import entry_points
 from pathlib import Path
 
 import pytest
@@ -56,18 +55,12 @@ def _free_port() -> int:
 
 
 def _toy_env(folder: Path) -> dict[str, str]:
-    """An environment in which only the in-test toy plugin is installed."""
-    site = folder / "site"
-    info = site / "harness_toy-0.1.0.dist-info"
-    info.mkdir(parents=True, exist_ok=True)
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: harness-toy\nVersion: 0.1.0\n")
-    (info / "entry_points.txt").write_text("[harness]\ntoy = toy_plugin\n")
-    shutil.copy(Path(__file__).parent / "toy_plugin.py", site / "toy_plugin.py")
-    paths = [str(site), *filter(None, [os.environ.get("PYTHONPATH")])]  # keep pytest's
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(paths))
-    others = {ep.name for ep in entry_points(group="harness")} - {"toy"}
-    env["HARNESS_DISABLE_PLUGINS"] = ",".join(sorted(others))
-    for name in ("MLFLOW_TRACKING_URI", "MLFLOW_TRACKING_USERNAME", "MLFLOW_TRACKING_PASSWORD"):
+    """An environment in which only the in-test toy plugin is installed, without MLflow
+    credentials."""
+    from conftest import toy_environment
+
+    env = toy_environment(folder / "site")
+    for name in ("MLFLOW_TRACKING_USERNAME", "MLFLOW_TRACKING_PASSWORD"):
         env.pop(name, None)
     return env
 

@@ -127,7 +127,6 @@ def test_same_suite_started_twice_on_a_fresh_store_runs_each_cell_once(toy_env, 
     """Two real ``harness run`` at once on a store that does not exist yet: the store is
     created once (no crash in MLflow's schema migration), and one run refuses (exit 2)
     naming the other's pid and host, so no cell runs twice."""
-    import os
     import socket
     import subprocess
     import sys
@@ -135,13 +134,11 @@ def test_same_suite_started_twice_on_a_fresh_store_runs_each_cell_once(toy_env, 
 
     (tmp_path / "suite.yaml").write_text(SLEEPY_SUITE)
     store = f"sqlite:///{tmp_path}/store/mlflow.db"  # created by the runs themselves
-    paths = [toy_env["PYTHONPATH"], *filter(None, [os.environ.get("PYTHONPATH")])]
-    env = dict(toy_env, PYTHONPATH=os.pathsep.join(paths))  # keeps a PYTHONPATH given to pytest
     harness = str(Path(sys.executable).parent / "harness")
     runs = [
         subprocess.Popen(
             [harness, "run", "suite.yaml", "--tracking-uri", store, "--report-dir", f"r{i}"],
-            env=env,
+            env=toy_env,
             cwd=tmp_path,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
