@@ -305,6 +305,7 @@ class Tracker:
         self._log_batch(run.info.run_id, [], params)
         text = yaml.safe_dump(suite.expanded, sort_keys=False)
         self.client.log_text(run.info.run_id, text, "suite.yaml")
+        self._update_ui_view(experiment_id, set())  # the view ui_path opens exists from now
         return run.info.run_id
 
     def end_suite(self, run_id: str, status: str) -> None:
@@ -462,8 +463,9 @@ class Tracker:
 
     def _update_ui_view(self, experiment_id: str, metric_keys: set[str]) -> None:
         """Keep the saved UI view that :func:`ui_path` opens (:func:`ui_view_tag`) showing
-        every metric logged to the experiment: the tag is rewritten only when a cell logs a
-        metric it lacks (the first cell of a process, then rarely)."""
+        every metric logged to the experiment: the tag is written when missing (without it
+        the UI drops the link's ``workflowType`` and opens the GenAI overview) and rewritten
+        only when a cell logs a metric it lacks (the first cell of a process, then rarely)."""
         views = self.__dict__.setdefault("_ui_views", {})  # experiment id -> (keys, created)
         if experiment_id not in views:  # start from the stored view (an earlier run's)
             stored = self.client.get_experiment(experiment_id).tags.get(_UI_VIEW_TAG)
@@ -475,9 +477,11 @@ class Tracker:
             except (TypeError, ValueError, KeyError):  # none yet, or not harness's
                 views[experiment_id] = (set(), None)
         shown, created = views[experiment_id]
-        if not metric_keys <= shown:
+        if created is None or not metric_keys <= shown:  # none stored, or new metrics
             shown |= metric_keys
+            created = created or int(time.time() * 1000)
             self.client.set_experiment_tag(experiment_id, *ui_view_tag(shown, created))
+            views[experiment_id] = (shown, created)
 
     def _metrics(self, result: CellResult) -> list[Any]:
         from mlflow.entities import Metric

@@ -7,6 +7,7 @@ MLflow 3's runs table hides metric columns until they are picked; harness saves 
 
 from __future__ import annotations
 
+import json
 import shutil
 import signal
 import socket
@@ -42,6 +43,27 @@ CHROMIUM_FLAGS = [
     "--window-size=1400,900",  # wide enough that the grid renders the metric columns
     "--virtual-time-budget=20000",
 ]
+
+
+def _view(tracker: tracking.Tracker, experiment_id: str) -> dict:
+    """The saved view ``ui_path`` links to, as the MLflow UI reads it from the experiment."""
+    key = "mlflow.sharedViewState." + tracking.ui_path(experiment_id).split("viewStateShareKey=")[1]
+    envelope = json.loads(tracker.client.get_experiment(experiment_id).tags[key])
+    return json.loads(envelope["state"])
+
+
+def test_saved_view_picks_every_metric_and_exists_before_any(registry, store, write_suite):
+    tracker = tracking.Tracker(store)
+    failing = SUITE.replace("ui-columns", "all-fail").replace("[mean]", "[boom]")
+    outcome = run_suite(load_suite(write_suite(failing), registry), registry, tracker)
+    view = _view(tracker, outcome.experiment_id)  # no metric logged, yet the link's view exists
+    assert view["selectedColumns"] == [] and view["orderByKey"] != "attributes.start_time"
+    outcome = run_suite(load_suite(write_suite(SUITE), registry), registry, tracker)
+    view = _view(tracker, outcome.experiment_id)
+    metrics = ["metrics.`abs-error`", "metrics.`stats.max`", "metrics.`stats.min`"]
+    assert view["selectedColumns"] == metrics  # time.* left out
+    # sorted by anything but start time, MLflow lists the cells flat, not under the suite run
+    assert view["orderByKey"] == "tags.`mlflow.runName`"
 
 
 def _free_port() -> int:
@@ -87,8 +109,9 @@ def test_printed_link_shows_metric_columns_of_the_runs(registry, store, write_su
         ui.send_signal(signal.SIGTERM)
         ui.wait(30)
         log.close()
-    assert "noise[n=3," in dom, "the page lists no cell run (runs table not rendered?)"
+    assert "Run Name" in dom, f"no runs table on {link}"
     for column in ("abs-error", "stats.min", "stats.max"):
         assert f">{column}<" in dom, f"no {column} column header on {link}"
+    assert "noise[n=3," in dom, f"the n=3 cell has no row on {link} (under a collapsed parent?)"
     # the cell's value, as the grid writes it (JavaScript's shortest round-trip decimal)
     assert repr(value)[:8] in dom, f"abs-error {value!r} of the n=3 run not shown on {link}"
