@@ -170,6 +170,11 @@ def served(tmp_path_factory, postgres, _empty_store):
     process.wait(30)
     _, alive = psutil.wait_procs(group, timeout=10)
     log.close()
+    if postgres:
+        import psycopg
+
+        with psycopg.connect(postgres, autocommit=True) as connection:
+            connection.execute(f"DROP DATABASE IF EXISTS {backend.rsplit('/', 1)[1]} WITH (FORCE)")
     assert process.returncode == 0 and not alive, f"left running: {alive}"
     assert "DeprecationWarning" not in (folder / "server.log").read_text()
 
