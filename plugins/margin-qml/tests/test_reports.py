@@ -201,6 +201,13 @@ def test_report_ignores_failed_cells():
     assert table[table["noise"] == "pooled"]["n"].max() == 50
 
 
+def test_report_draws_one_scatter_per_dataset():
+    df = pd.concat([_results(), _results().assign(dataset="tfim-phases")], ignore_index=True)
+    out = MarginCorrelation().build(df, {})
+    assert {"scatter-cluster-phases", "scatter-tfim-phases"} <= set(out)
+    assert "scatter" not in out
+
+
 def test_accuracy_table_keeps_methods_without_a_shared_param():
     df = _results()
     df["method.shared"] = "False"

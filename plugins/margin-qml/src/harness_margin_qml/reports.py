@@ -333,7 +333,8 @@ class MarginCorrelation(Report):
         ``test-accuracy-measures`` (the same against test accuracy), ``claim`` (per r and
         pooled: do margins predict the gap better than parameter counts, from the
         null-corrected figures), ``accuracy`` (mean train/test accuracy, gap and Q2 per
-        method, layers and noise) and ``scatter`` (figure).
+        method, layers and noise) and ``scatter`` (figure; ``scatter-<dataset>`` for each
+        dataset when there are several).
     """
 
     name = "margin-correlation"
@@ -350,5 +351,12 @@ class MarginCorrelation(Report):
         if TEST in df:
             out["test-accuracy-measures"] = measure_table(df, TEST, n_boot=0, prepared=True)[0]
         out["accuracy"] = _accuracy_table(df)
-        out["scatter"] = _scatter(df)
+        datasets = sorted(df["dataset"].dropna().unique())
+        if len(datasets) <= 1:
+            out["scatter"] = _scatter(df)
+        else:  # one figure per dataset: the gaps of different tasks are not comparable
+            for name in datasets:
+                fig = _scatter(df[df["dataset"] == name])
+                fig.suptitle(name, y=1.02)
+                out[f"scatter-{name}"] = fig
         return out
