@@ -340,16 +340,19 @@ def _metric_order(columns: list[str]) -> Any:
     return lambda col: (first[col.split(".", 1)[0]], columns.index(col))
 
 
+BEST_COLUMNS = ["dataset", "metric", "best", "mean ± 95% CI (n)", "tied"]
+
+
 def best_methods(stats: pd.DataFrame) -> pd.DataFrame:
     """Per dataset and metric with a direction, the method with the best mean and the
     methods tied with it (their 95% CIs overlap the best's).
 
     :param stats: :func:`summary_stats` of one task.
-    :returns: columns ``dataset, metric, best, mean, tied`` (comma-separated method labels,
-        ``""`` when the best is clear), in suite order.
+    :returns: columns ``dataset, metric, best, mean ± 95% CI (n), tied`` (tied: comma-
+        separated method labels, ``""`` when the best is clear), in suite order.
     """
     if stats.empty:
-        return pd.DataFrame(columns=["dataset", "metric", "best", "mean", "tied"])
+        return pd.DataFrame(columns=BEST_COLUMNS)
     rows = []
     usable = stats[stats["higher_is_better"].notna() & (stats["n"] > 0)]
     for (dataset, metric), group in usable.groupby(["dataset", "metric"], sort=False):
@@ -364,16 +367,23 @@ def best_methods(stats: pd.DataFrame) -> pd.DataFrame:
             (others["ci_high"].fillna(others["mean"]) >= lo)
             & (others["ci_low"].fillna(others["mean"]) <= hi)
         ]
+        noise = noise_floor(group["mean"])
+        shown = format_number(best["mean"], noise=noise)
+        if math.isfinite(best["ci_high"]):
+            half = best["ci_high"] - best["mean"]
+            shown += " ± " + format_number(
+                half, digits=2, noise=max(noise, 1e-9 * abs(best["mean"]))
+            )
         rows.append(
             {
                 "dataset": dataset,
                 "metric": metric + (" ↑" if higher else " ↓"),
                 "best": best["method"],
-                "mean": format_number(best["mean"], noise=noise_floor(group["mean"])),
+                "mean ± 95% CI (n)": f"{shown} ({int(best['n'])})",
                 "tied": ", ".join(overlap["method"]),
             }
         )
-    return pd.DataFrame(rows, columns=["dataset", "metric", "best", "mean", "tied"])
+    return pd.DataFrame(rows, columns=BEST_COLUMNS)
 
 
 def problem_lines(
@@ -464,11 +474,30 @@ def _formatted(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _html_table(table: pd.DataFrame, collapse_over: int = 25) -> str:
-    """A table as HTML; one longer than ``collapse_over`` rows is folded (click to open)."""
-    text = _formatted(table).to_html(border=0)
+    """A table as HTML (index as plain columns); one longer than ``collapse_over`` rows is
+    folded (click to open)."""
+    named = any(name is not None for name in table.index.names)
+    frame = table.reset_index() if named else table
+    text = _formatted(frame).to_html(border=0, index=False)
     if len(table) <= collapse_over:
         return text
     return f"<details><summary>{len(table)} rows (click to open)</summary>{text}</details>"
+
+
+def _provenance(results: pd.DataFrame) -> str:
+    """``24 ok, 0 skipped, ... · latest cell 2026-12-01 12:40 UTC · commit 1a2b3c4d5e``."""
+    import datetime
+
+    text = tally(results)
+    if "start_time" in results and results["start_time"].notna().any():
+        ms = float(results["start_time"].max())
+        when = datetime.datetime.fromtimestamp(ms / 1000, datetime.UTC)
+        text += f" · latest cell {when:%Y-%m-%d %H:%M} UTC"
+    if "git_commit" in results:
+        commits = sorted(set(results["git_commit"].dropna()))
+        if commits:
+            text += " · commit " + ", ".join(c[:10] for c in commits[:3])
+    return text
 
 
 def _anchor(*parts: str) -> str:
@@ -502,7 +531,8 @@ def write_report(
         os.environ.setdefault("MPLBACKEND", "Agg")
     out.mkdir(parents=True, exist_ok=True)
     md = [f"# {title}", "", tally(results), ""]
-    head = [f"<h1>{html.escape(title)}</h1>", f"<p>{html.escape(tally(results))}</p>"]
+    head = [f"<h1>{html.escape(title)}</h1>", f"<p>{html.escape(_provenance(results))}</p>"]
+    summaries: list[str] = ["<h2>Summary per task</h2>"]
     toc: list[str] = []
     body: list[str] = []
     problems = []
@@ -515,10 +545,12 @@ def write_report(
         toc.append(f'<li><a href="#{anchor}">{html.escape(task)}</a> ({tally(rows)})<ul>')
         md += [f"## {task}", "", tally(rows), ""]
         body += [f'<h2 id="{anchor}">{html.escape(task)}</h2>', f"<p>{tally(rows)}</p>"]
-        head += [f"<h3>{html.escape(task)}</h3>", f"<p>{html.escape(tally(rows))}</p>"]
+        summaries.append(
+            f'<h3><a href="#{anchor}">{html.escape(task)}</a></h3><p>{tally(rows)}</p>'
+        )
         if not best.empty:
             caption = "Best method per dataset and metric (tied: 95% CIs overlap the best's)"
-            head += [f"<p>{caption}:</p>", _html_table(best.set_index("dataset"), 12)]
+            summaries += [f"<p>{caption}:</p>", _html_table(best, 12)]
             md += [f"{caption}:", "", _markdown(best.set_index("dataset")), ""]
         if not table.empty:
             stats.to_csv(out / f"{task}-summary.csv", index=False)
@@ -574,13 +606,13 @@ def write_report(
     style = (
         "body{font-family:sans-serif;margin:2em;max-width:80em}"
         "table{border-collapse:collapse;font-size:90%}"
-        "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}"
+        "td,th{border:1px solid #ccc;padding:2px 6px;text-align:left;vertical-align:top}"
         "img{max-width:100%}nav{columns:2;font-size:90%}summary{cursor:pointer}"
     )
     contents = "<nav><h2>Contents</h2><ul>" + "".join(toc) + "</ul></nav>"
     (out / "report.html").write_text(
         f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
-        f"<style>{style}</style></head><body>{''.join(head)}{contents}{''.join(body)}"
-        "</body></html>"
+        f"<style>{style}</style></head><body>{''.join(head)}{contents}{''.join(summaries)}"
+        f"{''.join(body)}</body></html>"
     )
     return problems

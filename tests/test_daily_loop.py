@@ -90,8 +90,9 @@ def test_results_export_numbers_status_and_provenance(finished):
 def test_the_report_opens_with_contents_and_a_summary_and_writes_numbers(finished):
     folder = finished["tmp"] / "daily"
     page = (folder / "report.html").read_text()
-    assert page.index("Contents") < page.index("Mean ± 95% CI over ok seeds")
+    assert page.index("Contents") < page.index("Summary per task") < page.index("Mean ± 95%")
     assert "Best method per dataset and metric" in page
+    assert "12 ok, 6 skipped, 6 failed, 0 timed out · latest cell" in page
     numbers = pd.read_csv(folder / "toy-summary.csv")
     assert {"mean", "std_error", "ci_low", "ci_high", "n"} <= set(numbers.columns)
     assert numbers["mean"].dtype == float
