@@ -147,3 +147,14 @@ def test_n_for_power_report_needs_two_dimensions_and_names_the_cheaper_test():
     ax = out["n-for-power-vs-d"].axes[0]
     assert ax.get_xscale() == ax.get_yscale() == "log"
     assert any("closed form" in t.get_text() for t in ax.get_legend().get_texts())
+
+
+def test_two_grid_points_with_one_saturated_rate_give_an_interpolated_bracket():
+    # 34/60 at n = 45,000 and 60/60 at 90,000 (the k = 32, d = 8 cells): a probit fit would
+    # run its slope to infinity; the report interpolates and gives the two points as interval.
+    rows = _rate_rows({8: 64470}, grid_factors=(45000 / 64470, 90000 / 64470), trials=60)
+    rows[0]["power.rate"], rows[1]["power.rate"] = 34 / 60, 1.0
+    row = n_for_power(pd.DataFrame(rows)).iloc[0]
+    assert row["bracketed"].startswith("two points")
+    assert (row["ci_low"], row["ci_high"]) == (45000, 90000)
+    assert 45000 < row["n_for_power"] < 90000

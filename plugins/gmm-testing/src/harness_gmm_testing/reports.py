@@ -173,6 +173,13 @@ _TEST_LABELS = {
 }
 
 
+def norm_ppf(p: Any) -> Any:
+    """Phi^-1, the standard normal quantile (scipy.special.ndtri)."""
+    from scipy.special import ndtri
+
+    return ndtri(p)
+
+
 def _family(row: pd.Series, columns: list[str]) -> str:
     extras = [f"{c.removeprefix('dataset.')}={row[c]}" for c in columns if pd.notna(row[c])]
     return f"{row['dataset']} ({', '.join(extras)})" if extras else str(row["dataset"])
@@ -206,7 +213,9 @@ def n_for_power(results: pd.DataFrame) -> pd.DataFrame:
     Per (test, family, d) the rejection counts on the n grid get a binomial probit fit
     ``Phi(a + b ln n)``; ``n_for_power = exp((Phi^-1(0.9) - a) / b)`` with a 95% delta-method
     interval. A grid whose power never crosses 0.9 gives NaN and ``bracketed`` = "above n_max"
-    (power < 0.9 at every n) or "below n_min".
+    (power < 0.9 at every n) or "below n_min". With fewer than two rates strictly between 0
+    and 1 the probit fit is not identified: Phi^-1(rate) is interpolated linearly in ln n
+    between the two grid points around 0.9 and the interval is those two points.
 
     Parameters
     ----------
@@ -271,6 +280,24 @@ def n_for_power(results: pd.DataFrame) -> pd.DataFrame:
             row["bracketed"] = "above n_max"
         elif (rate >= 0.9).all():
             row["bracketed"] = "below n_min"
+        elif ((rate > 0) & (rate < 1)).sum() < 2:
+            # A probit fit through one interior rate is not identified (its slope runs off
+            # to infinity): interpolate Phi^-1(rate) linearly in ln n between the two grid
+            # points around 0.9 (rates clipped to [1/(2T), 1 - 1/(2T)]), and give those two
+            # points as the interval.
+            low_n, high_n = rate.index[rate < 0.9].max(), rate.index[rate >= 0.9].min()
+            half = 0.5 / grid["trials"]
+            z = pd.Series(norm_ppf(np.clip(rate, half, 1 - half)), index=rate.index)
+            frac = (_Z_TARGET - z[low_n]) / (z[high_n] - z[low_n])
+            n_est = math.exp(math.log(low_n) + frac * math.log(high_n / low_n))
+            row.update(
+                n_for_power=n_est,
+                ci_low=float(low_n),
+                ci_high=float(high_n),
+                ratio=n_est / row["closed_form"],
+                bracketed="two points (interpolated; interval = grid points)",
+                log_se=math.log(high_n / low_n) / (2 * _Z_CI),
+            )
         else:
             try:
                 log_n, se = _probit_n(
