@@ -646,8 +646,20 @@ def report(suite: str | None, tracking_uri: str | None, out: str) -> None:
     if suite:
         registry, spec = _suite(suite)
         results = tracker.suite_results(spec)
+        missing = len(spec.cells) - len(results)
         if results.empty:
-            raise SuiteError(f"Suite '{spec.name}' has no finished cells in {tracker.uri}.")
+            raise SuiteError(
+                f"Suite '{spec.name}' has no result for its {len(spec.cells)} cells as the"
+                f" code and suite are now in {tracker.uri} (runs made with other plugin code,"
+                f" params or metrics are not shown: docs/design.md 'Resume'). Run"
+                f" 'harness run {suite}' first."
+            )
+        if missing:
+            err_console.print(
+                f"[yellow]{missing} of {len(spec.cells)} cells have no result for the current"
+                f" code and suite; the report leaves them out (harness run {escape(suite)}"
+                " computes them).[/]"
+            )
         targets = [(spec.name, results)]
     else:
         targets = [
