@@ -7,6 +7,7 @@ growing like sqrt T for EXP3); shared/papers/bandit-safe-regret.md §4-6.
 from __future__ import annotations
 
 import itertools
+import textwrap
 from collections.abc import Mapping
 
 import numpy as np
@@ -77,7 +78,9 @@ def _dataset_labels(frame: pd.DataFrame) -> pd.Series:
     """Dataset name plus its params (other than T and opponent) that vary within that
     dataset's cells, so that e.g. a comparator_epsilon sweep is not pooled with the rest."""
     labels = frame["dataset"].astype(str).copy()
-    skip = {"dataset.T", "dataset.opponent"}
+    # T and opponent have their own columns; the others are describe() outputs, not params
+    skip = {"dataset.T", "dataset.opponent", "dataset.delta", "dataset.delta_sequence_form"}
+    skip |= {"dataset.comparator", "dataset.player1_value_chips"}
     for name, index in frame.groupby("dataset").groups.items():
         sub = frame.loc[index]
         columns = [
@@ -345,7 +348,8 @@ class RegretVsHorizon(Report):
             if i == 0:
                 ax.set_title(f"opponent: {opponent}", fontsize=9)
             if j == 0:
-                ax.set_ylabel(f"{dataset}\nregret (payoff units)", fontsize=8)
+                name = textwrap.fill(str(dataset), 28)
+                ax.set_ylabel(f"{name}\nregret (payoff units)", fontsize=8)
             if i == nrows - 1:
                 ax.set_xlabel("horizon T (rounds, log)", fontsize=8)
         if len(horizons) > 1:
