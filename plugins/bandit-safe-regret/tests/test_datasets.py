@@ -130,3 +130,11 @@ def test_game_data_rejects_a_comparator_that_is_not_a_distribution():
             0.1,
             10,
         )
+
+
+def test_game_data_rejects_a_non_finite_comparator_naming_it():
+    import dataclasses
+
+    data = RockPaperScissors().load(RockPaperScissors.Params(T=10), seed=0)
+    with pytest.raises(ValueError, match="comparator must be finite"):
+        dataclasses.replace(data, comparator=(np.array([np.nan, 0.5, 0.5]),))

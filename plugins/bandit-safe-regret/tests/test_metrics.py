@@ -99,3 +99,14 @@ def test_exploitation_slope_on_hand_values_and_on_always_rock():
     assert 0 < value["gain"] < 1.0
     with pytest.raises(ValueError, match="fraction"):
         ExploitationSlope.Params(fraction=0.0)
+
+
+def test_play_output_rejects_non_finite_values_naming_the_field():
+    import dataclasses
+
+    good = _output()
+    bad = np.array([0.0, np.nan, 0.0, 0.0])
+    with pytest.raises(ValueError, match=r"PlayOutput\.alpha must be finite"):
+        dataclasses.replace(good, alpha=bad)
+    with pytest.raises(ValueError, match=r"PlayOutput\.best_cumulative must have shape"):
+        dataclasses.replace(good, best_cumulative=np.zeros(3))

@@ -157,6 +157,8 @@ class GameData:
             for seat, x in zip(self.game.seats, strategies, strict=True):
                 size = len(seat.actions) if name == "comparator" else len(seat.opponent_actions)
                 x = np.asarray(x)
+                if x.shape == (size,) and not np.all(np.isfinite(x)):
+                    raise ValueError(f"{name} must be finite (no NaN or inf)")
                 if x.shape != (size,) or np.any(x < -1e-12) or abs(x.sum() - 1) > 1e-8:
                     raise ValueError(f"{name} must be a probability vector of length {size}")
 
@@ -197,6 +199,12 @@ class PlayOutput:
         Weight of the learner in p_t, in [0, 1] (1 for pure learners, 0 for ``minimax``).
     phase_switches : ndarray of int, shape (n_switches,)
         The rounds (1-based) after which the method moved to its next phase.
+
+    Raises
+    ------
+    ValueError
+        If a per-round array is not 1-D of the same length T or has a non-finite value
+        (the message names the field).
     """
 
     expected_payoff: np.ndarray
@@ -207,6 +215,24 @@ class PlayOutput:
     best_cumulative_realised: np.ndarray
     alpha: np.ndarray
     phase_switches: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+
+    def __post_init__(self) -> None:
+        names = (
+            "expected_payoff",
+            "realised_payoff",
+            "comparator_payoff",
+            "comparator_realised",
+            "best_cumulative",
+            "best_cumulative_realised",
+            "alpha",
+        )
+        shape = np.shape(self.expected_payoff)
+        for name in names:
+            values = np.asarray(getattr(self, name), dtype=float)
+            if values.shape != shape or values.ndim != 1:
+                raise ValueError(f"PlayOutput.{name} must have shape (T,) = {shape}")
+            if not np.all(np.isfinite(values)):
+                raise ValueError(f"PlayOutput.{name} must be finite (no NaN or inf)")
 
     @property
     def T(self) -> int:  # noqa: N802 - the paper's horizon T
