@@ -476,11 +476,15 @@ def _rate_figure(table: pd.DataFrame) -> Any:
             capsize=3,
             label=f"{label}: measured n_0.9 (95% CI)",
         )
-        above = cell[cell["bracketed"] == "above n_max"]
-        if not above.empty:
-            ax.scatter(
-                above["d"], above["n_max"], marker="^", color=colour, label=f"{label}: > largest n"
-            )
+        for state, column, marker, text in (
+            ("above n_max", "n_max", "^", "> largest n"),
+            ("below n_min", "n_min", "v", "< smallest n"),
+        ):
+            part = cell[cell["bracketed"] == state]
+            if not part.empty:
+                ax.scatter(
+                    part["d"], part[column], marker=marker, color=colour, label=f"{label}: {text}"
+                )
         if test == "hermite-moment-test":
             ax.plot(
                 cell["d"],
