@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -80,15 +81,16 @@ def test_dry_run_prints_the_cell_table_and_count(toy_env, suite, tmp_path):
     assert not (tmp_path / "mlflow").exists()
 
 
-def test_plugin_that_fails_to_import_exits_2_with_its_error(toy_env, tmp_path):
-    site = Path(toy_env["PYTHONPATH"])
+def test_plugin_that_fails_to_import_is_left_out_with_its_error(toy_env, tmp_path):
+    site = Path(toy_env["PYTHONPATH"].split(os.pathsep)[0])
     info = site / "harness_broken-0.1.0.dist-info"
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: harness-broken\nVersion: 0.1\n")
     (info / "entry_points.txt").write_text("[harness]\nbroken = broken_plugin_module\n")
     result = harness(toy_env, "list", cwd=tmp_path)
-    assert result.returncode == 2
+    assert result.returncode == 0  # the other plugins still work
     assert "Plugin 'broken'" in result.stderr and "No module named" in result.stderr
+    assert "HARNESS_DISABLE_PLUGINS=broken" in result.stderr and "noise" in result.stdout
 
 
 def test_list_shows_plugins_components_and_defaults(toy_env, tmp_path):
