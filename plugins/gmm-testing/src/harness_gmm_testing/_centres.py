@@ -14,10 +14,12 @@ from collections.abc import Callable
 
 import numpy as np
 from numpy.polynomial import hermite_e
-from scipy.optimize import least_squares
-from scipy.stats import norm
 
 from harness_gmm_testing._hermite import normalised_hermite
+from harness_gmm_testing._lazy import LazyModule
+
+optimize = LazyModule("scipy.optimize")
+stats = LazyModule("scipy.stats")
 
 __all__ = [
     "MATCH_TOLERANCE",
@@ -89,7 +91,9 @@ def _pairs_to_centres(half: np.ndarray, odd: bool) -> np.ndarray:
 def _fit(residuals, x0_list) -> tuple[np.ndarray, float]:
     best, best_cost = None, math.inf
     for x0 in x0_list:
-        sol = least_squares(residuals, x0, xtol=1e-15, ftol=1e-15, gtol=1e-15, max_nfev=2000)
+        sol = optimize.least_squares(
+            residuals, x0, xtol=1e-15, ftol=1e-15, gtol=1e-15, max_nfev=2000
+        )
         cost = float(np.max(np.abs(residuals(sol.x))))
         if cost < best_cost:
             best, best_cost = sol.x, cost
@@ -167,7 +171,7 @@ def uniform_centres(k: int, moments: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """
     rng = np.random.default_rng(k)
     weights = np.full(k, 1.0 / k)
-    start = norm.ppf((np.arange(k) + 0.5) / k)[k - k // 2 :]
+    start = stats.norm.ppf((np.arange(k) + 0.5) / k)[k - k // 2 :]
     (best, _), reached = _raise_degree(
         lambda half: (_pairs_to_centres(half, k % 2 == 1), weights),
         start,
@@ -228,7 +232,7 @@ def mostly_uniform_centres(
         return centres, np.concatenate([w_half[::-1], w_half])
 
     rng = np.random.default_rng(1000 * k + k_free)
-    start = np.concatenate([norm.ppf((np.arange(k) + 0.5) / k)[k - pairs :], np.zeros(free)])
+    start = np.concatenate([stats.norm.ppf((np.arange(k) + 0.5) / k)[k - pairs :], np.zeros(free)])
     best, reached = _raise_degree(
         unpack,
         start,

@@ -11,7 +11,6 @@ import math
 from collections.abc import Callable
 
 import numpy as np
-from scipy import special, stats
 
 from harness_gmm_testing._hermite import (
     chaos_dimension,
@@ -19,6 +18,10 @@ from harness_gmm_testing._hermite import (
     monomial_index,
     symmetric_power,
 )
+from harness_gmm_testing._lazy import LazyModule
+
+special = LazyModule("scipy.special")
+stats = LazyModule("scipy.stats")
 
 __all__ = [
     "covariance_top_eigenvalue",

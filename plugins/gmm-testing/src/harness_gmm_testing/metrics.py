@@ -6,10 +6,12 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from harness import Metric
+from harness_gmm_testing._lazy import LazyModule
 from harness_gmm_testing.data import TestingData, TestOutput
+
+stats = LazyModule("scipy.stats")
 
 __all__ = ["AUC", "Power", "SecondsPerTest", "TypeOneError", "wilson_interval"]
 

@@ -11,9 +11,11 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from harness import Curve, Report, Skip
+from harness_gmm_testing._lazy import LazyModule
+
+pd = LazyModule("pandas")
 
 __all__ = ["NForPower", "PowerCurves", "n_for_power", "power_table", "rate_slopes"]
 
