@@ -3,6 +3,8 @@
 The names a plugin needs::
 
     from harness import hookimpl, Dataset, Method, Metric, Report, Curve, Skip
+
+and ``LazyModule`` to import a heavy package on first use (fast registration).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from importlib.metadata import PackageNotFoundError, version
 import pluggy
 
 from harness.components import Curve, Dataset, Method, Metric, Report, Skip
+from harness.lazy import LazyModule
 
 hookimpl = pluggy.HookimplMarker("harness")
 """Marker for hook implementations in a plugin module (``@hookimpl``)."""
@@ -24,6 +27,7 @@ except PackageNotFoundError:  # running from a source tree that is not installed
 __all__ = [
     "Curve",
     "Dataset",
+    "LazyModule",
     "Method",
     "Metric",
     "Report",

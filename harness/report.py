@@ -19,10 +19,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from harness.components import Curve, Skip, params_fields
+from harness.lazy import LazyModule
 from harness.registry import Registry
+
+pd = LazyModule("pandas")  # imported when a table is built (light plugin imports)
 
 __all__ = [
     "best_methods",

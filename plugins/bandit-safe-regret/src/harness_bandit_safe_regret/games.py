@@ -9,7 +9,10 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
-from scipy.optimize import linprog
+
+from harness import LazyModule
+
+optimize = LazyModule("scipy.optimize")
 
 __all__ = [
     "KUHN_VALUE",
@@ -87,7 +90,7 @@ def maximin(A: np.ndarray) -> tuple[np.ndarray, float]:
     A_ub = np.hstack([-A.T, np.ones((M, 1))])
     A_eq = np.hstack([np.ones((1, K)), np.zeros((1, 1))])
     bounds = [(0, None)] * K + [(None, None)]
-    res = linprog(c, A_ub=A_ub, b_ub=np.zeros(M), A_eq=A_eq, b_eq=[1.0], bounds=bounds)
+    res = optimize.linprog(c, A_ub=A_ub, b_ub=np.zeros(M), A_eq=A_eq, b_eq=[1.0], bounds=bounds)
     if res.status != 0:
         raise RuntimeError(f"linprog failed to solve the maximin LP: {res.message}")
     x = np.clip(res.x[:K], 0.0, None)

@@ -11,10 +11,11 @@ import textwrap
 from collections.abc import Mapping
 
 import numpy as np
-import pandas as pd
-from scipy import stats
 
-from harness import Curve, Report
+from harness import Curve, LazyModule, Report
+
+pd = LazyModule("pandas")
+stats = LazyModule("scipy.stats")
 
 __all__ = ["RegretCurves", "RegretVsHorizon", "mean_ci"]
 

@@ -15,8 +15,8 @@ from collections.abc import Callable
 import numpy as np
 from numpy.polynomial import hermite_e
 
+from harness import LazyModule
 from harness_gmm_testing._hermite import normalised_hermite
-from harness_gmm_testing._lazy import LazyModule
 
 optimize = LazyModule("scipy.optimize")
 stats = LazyModule("scipy.stats")

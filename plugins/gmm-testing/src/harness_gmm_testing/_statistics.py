@@ -12,13 +12,13 @@ from collections.abc import Callable
 
 import numpy as np
 
+from harness import LazyModule
 from harness_gmm_testing._hermite import (
     chaos_dimension,
     hermite_u_statistic,
     monomial_index,
     symmetric_power,
 )
-from harness_gmm_testing._lazy import LazyModule
 
 special = LazyModule("scipy.special")
 stats = LazyModule("scipy.stats")

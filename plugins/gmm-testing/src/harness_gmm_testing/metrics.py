@@ -7,8 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from harness import Metric
-from harness_gmm_testing._lazy import LazyModule
+from harness import LazyModule, Metric
 from harness_gmm_testing.data import TestingData, TestOutput
 
 stats = LazyModule("scipy.stats")

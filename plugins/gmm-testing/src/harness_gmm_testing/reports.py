@@ -12,8 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from harness import Curve, Report, Skip
-from harness_gmm_testing._lazy import LazyModule
+from harness import Curve, LazyModule, Report, Skip
 
 pd = LazyModule("pandas")
 

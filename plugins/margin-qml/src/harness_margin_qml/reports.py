@@ -13,11 +13,12 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
-from harness import Curve, Report
+from harness import Curve, LazyModule, Report
 from harness_margin_qml import stats
 from harness_margin_qml.stats import histogram_mi
+
+pd = LazyModule("pandas")
 
 if TYPE_CHECKING:  # matplotlib is imported where a figure is drawn (light registration)
     from matplotlib.figure import Figure

@@ -9,11 +9,12 @@ from dataclasses import dataclass
 from typing import ClassVar, Literal
 
 import numpy as np
-import pandas as pd
 
-from harness import Dataset
+from harness import Dataset, LazyModule
 from harness_weak_features.corruption import corrupt
 from harness_weak_features.data import WeakData
+
+pd = LazyModule("pandas")
 
 __all__ = ["Affairs", "Anes96", "Synthetic"]
 

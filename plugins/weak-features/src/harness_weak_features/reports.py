@@ -11,10 +11,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
-from harness import Report
+from harness import LazyModule, Report
 from harness.report import mean_ci
+
+pd = LazyModule("pandas")
 
 __all__ = ["AccuracyByMethod", "ErrorVsEpsilon", "PairedGain"]
 

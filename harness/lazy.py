@@ -1,11 +1,15 @@
-"""A module imported on first use, so that registering the plugin stays fast (scipy and
-pandas cost about a second to import; ``harness list`` needs neither)."""
+"""Modules imported on first use: a plugin's entry module must register its components
+without importing heavy packages (``harness list`` and start-up stay fast; see docs/design.md
+'Plugin API'). Write ``stats = LazyModule("scipy.stats")`` at module level and use ``stats.norm``
+as usual: scipy is imported the first time an attribute is read."""
 
 from __future__ import annotations
 
 import importlib
 from types import ModuleType
 from typing import Any
+
+__all__ = ["LazyModule"]
 
 
 class LazyModule(ModuleType):
