@@ -10,7 +10,7 @@ from harness_weak_features.corruption import (
     mnar_missing_prob,
     symmetric_transition,
 )
-from harness_weak_features.datasets import Affairs, Anes96, Synthetic, build_weak_data
+from harness_weak_features.datasets import Adult, Affairs, Anes96, Synthetic, build_weak_data
 
 N, K, RATE = 20_000, 5, 0.3
 # Binomial tolerance: 4 standard errors of a proportion estimated from N draws.
@@ -187,3 +187,60 @@ def test_non_finite_data_and_output_are_rejected_naming_the_field():
         dataclasses.replace(data, lik_test=lik)
     with pytest.raises(ValueError, match="y_score has non-finite"):
         WeakOutput(np.zeros(2, dtype=np.int64), np.array([0.5, np.nan]))
+
+
+ADULT_SHA256 = "a62262dd33fc72e016a90baf0e554e2c4b7ddd572651818e00f310f7976092c7"  # data/DATA.md
+ALL_KINDS = ["noisy", "missing-mcar", "missing-mar", "missing-mnar", "complementary", "partial"]
+
+
+def test_adult_ships_the_file_named_in_data_md():
+    import hashlib
+    from importlib import resources
+
+    blob = (resources.files("harness_weak_features") / "data" / "adult.csv.zip").read_bytes()
+    assert hashlib.sha256(blob).hexdigest() == ADULT_SHA256
+
+
+def test_adult_has_documented_rows_label_share_and_levels():
+    data = Adult().load(Adult.Params(n=0), 0)
+    y = np.concatenate([data.y_train, data.y_test])
+    assert len(y) == 45_222 and y.sum() == 11_208  # data/DATA.md
+    assert data.weak_names == ("occupation",) and data.n_levels == (14,)
+    # age, education-num, capital-gain, capital-loss, hours-per-week + 100 - 14 - 2 indicators
+    assert data.x_train.shape[1] == 5 + 100 - 14 - 2
+
+
+def test_adult_subsample_shapes_and_determinism():
+    params = Adult.Params()  # n = 5,000, test share 0.3
+    first = Adult().load(params, 3)
+    assert first.x_train.shape == (3500, 89) and first.x_test.shape == (1500, 89)
+    assert first.lik_train.shape == (3500, 1, max(first.n_levels))
+    assert first == Adult().load(params, 3)
+    assert first != Adult().load(params, 4)
+
+
+@pytest.mark.parametrize("kind", ALL_KINDS)
+def test_adult_loads_every_weak_kind(kind):
+    rate = 0.0 if kind == "complementary" else RATE
+    data = Adult().load(Adult.Params(n=400, weak_kind=kind, rate=rate), 0)
+    assert data.weak_kind == kind and len(data.y_train) == 280 and len(data.y_test) == 120
+    rows = np.arange(len(data.y_train))
+    assert np.all(data.lik_train[rows, 0, data.v_train[:, 0]] > 0)  # the truth stays possible
+    if kind == "complementary":
+        assert np.all(data.obs_train != data.v_train)
+
+
+def test_adult_education_as_weak_feature_is_not_a_column_of_x():
+    """``education-num`` is education as a number: kept, it would reveal the weak value."""
+    data = Adult().load(Adult.Params(weak_columns="education,occupation", n=3000), 0)
+    v = data.v_train[:, 0]
+    assert data.n_levels[0] == 16
+    for column in data.x_train.T:
+        values = np.unique(column)
+        determined = all(len(np.unique(v[column == c])) == 1 for c in values)
+        assert not (determined and len(values) == data.n_levels[0]), "x_o encodes education"
+
+
+def test_adult_unknown_column_is_named():
+    with pytest.raises(ValueError, match=r"weak_columns: unknown column 'salary'"):
+        Adult.Params(weak_columns="salary")

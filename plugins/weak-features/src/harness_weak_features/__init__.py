@@ -18,8 +18,8 @@ __all__ = ["harness_datasets", "harness_methods", "harness_metrics", "harness_re
 
 @hookimpl
 def harness_datasets() -> list[type]:
-    """The synthetic, affairs and anes96 datasets."""
-    return [datasets.Synthetic, datasets.Affairs, datasets.Anes96]
+    """The synthetic, affairs, anes96 and adult datasets."""
+    return [datasets.Synthetic, datasets.Affairs, datasets.Anes96, datasets.Adult]
 
 
 @hookimpl
