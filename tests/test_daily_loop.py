@@ -32,7 +32,7 @@ def finished(tmp_path_factory, _empty_store):
     """One real `harness run` of SUITE (module-scoped: the tests below read its outputs)."""
     import shutil
 
-    from conftest import toy_environment
+    from fake_plugins import toy_environment
 
     tmp = tmp_path_factory.mktemp("daily")
     shutil.copy(_empty_store, tmp / "mlflow.db")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 import toy_plugin
-from conftest import install_fake_plugin
+from fake_plugins import install_fake_plugin
 
 from harness import Metric, hookimpl
 from harness.errors import PluginError

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import install_fake_plugin
+from fake_plugins import install_fake_plugin
 
 from harness.report import summary_table
 from harness.runner import LocalExecutor, execute_cell, run_suite

@@ -57,7 +57,7 @@ def _free_port() -> int:
 def _toy_env(folder: Path) -> dict[str, str]:
     """An environment in which only the in-test toy plugin is installed, without MLflow
     credentials."""
-    from conftest import toy_environment
+    from fake_plugins import toy_environment
 
     env = toy_environment(folder / "site")
     for name in ("MLFLOW_TRACKING_USERNAME", "MLFLOW_TRACKING_PASSWORD"):
