@@ -128,3 +128,28 @@ def test_reports_are_empty_without_cells():
     assert ErrorVsEpsilon().build(empty, {}) == {}
     assert PairedGain().build(empty, {}) == {}
     assert AccuracyByMethod().build(empty, {}) == {}
+
+
+def test_paired_gain_keeps_weak_column_choices_apart():
+    """Two configurations of one dataset that differ only in weak_columns are not pooled."""
+    rows = []
+    for seed in range(3):
+        for columns, gain in (("occupation", 0.0), ("occupation,education", 0.05)):
+            for method, acc in (("naive", 0.7 + seed / 100), ("oracle", 0.7 + seed / 100 + gain)):
+                rows.append(
+                    {
+                        "dataset": "adult",
+                        "method": method,
+                        "seed": seed,
+                        "status": "ok",
+                        "dataset.weak_kind": "complementary",
+                        "dataset.rate": "0.0",
+                        "dataset.weak_columns": columns,
+                        "accuracy": acc,
+                    }
+                )
+    table = PairedGain().build(pd.DataFrame(rows), {})["paired-gain-table"].set_index("dataset")
+    assert table.loc["adult[occupation]", "gain"] == pytest.approx(0.0)
+    assert table.loc["adult[occupation,education]", "gain"] == pytest.approx(0.05)
+    by_method = AccuracyByMethod().build(pd.DataFrame(rows), {})["accuracy-by-method"]
+    assert len(by_method) == 2

@@ -34,7 +34,25 @@ def _pyplot():
 def _finished(results: pd.DataFrame) -> pd.DataFrame:
     if "status" in results:
         results = results[results["status"] == "ok"]
-    return results[results["accuracy"].notna()] if "accuracy" in results else results.iloc[:0]
+    results = results[results["accuracy"].notna()] if "accuracy" in results else results.iloc[:0]
+    return _label_weak_columns(results)
+
+
+def _label_weak_columns(rows: pd.DataFrame) -> pd.DataFrame:
+    """Tell apart configurations of one dataset that differ in ``weak_columns``.
+
+    Where a dataset was run with several ``dataset.weak_columns`` values, its name becomes
+    ``"adult[workclass,education]"`` so tables and plots keyed by dataset do not pool them.
+    """
+    if rows.empty or "dataset.weak_columns" not in rows:
+        return rows
+    columns = rows["dataset.weak_columns"].astype(str)
+    several = columns.groupby(rows["dataset"]).transform("nunique") > 1
+    if not several.any():
+        return rows
+    rows = rows.copy()
+    rows.loc[several, "dataset"] = rows.loc[several, "dataset"] + "[" + columns[several] + "]"
+    return rows
 
 
 def _ci95(x: pd.Series) -> float:
