@@ -288,7 +288,8 @@ def run(
         def on_start(total: int, todo: int) -> None:
             console.print(
                 f"[bold]{escape(spec.name)}[/]: {total} cells, {total - todo} already"
-                f" finished, {todo} to run with {jobs} worker(s)."
+                f" finished, {todo} to run "
+                + ("in this process." if jobs == 0 else f"with {jobs} worker(s).")
             )
             progress.update(bar, total=todo)
 

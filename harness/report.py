@@ -301,7 +301,7 @@ def summary_table(results: pd.DataFrame, registry: Registry | None = None) -> pd
     """
     stats = summary_stats(results, registry)
     if stats.empty:
-        return pd.DataFrame()
+        return _failed_only(results, registry)
     task = str(stats["task"].iloc[0])
     floors = {m: noise_floor(g["mean"]) for m, g in stats.groupby("metric", sort=False)}
     rows: dict[tuple[str, str], dict[str, str]] = {}
@@ -331,6 +331,26 @@ def summary_table(results: pd.DataFrame, registry: Registry | None = None) -> pd
     )
     table = table[["seeds", *metrics]]
     return table.rename(columns={m: column_label(m, task, registry) for m in metrics})
+
+
+def _failed_only(results: pd.DataFrame, registry: Registry | None) -> pd.DataFrame:
+    """The table of a task none of whose cells gave a metric: ``seeds`` only, e.g.
+    ``0 of 3 (3 failed)``, one row per configuration with a failed or timed-out cell."""
+    if results.empty:
+        return pd.DataFrame()
+    bad = results[results["status"].isin(["failed", "timeout"])]
+    if bad.empty:
+        return pd.DataFrame()
+    frame = bad.assign(
+        _dataset=_labels(bad, "dataset", registry), _method=_labels(bad, "method", registry)
+    )
+    rows = {}
+    for key, group in frame.groupby(["_dataset", "_method"], sort=False):
+        kinds = ", ".join(f"{n} {s}" for s, n in group["status"].value_counts().items())
+        rows[key] = {"seeds": f"0 of {len(group)} ({kinds})"}
+    table = pd.DataFrame.from_dict(rows, orient="index")
+    table.index = pd.MultiIndex.from_tuples(table.index, names=["dataset", "method"])
+    return table
 
 
 def _metric_order(columns: list[str]) -> Any:
@@ -412,6 +432,8 @@ def problem_lines(
             f" (run {run}): {row.get('reason', '')}"
         )
     skipped = results[results["status"] == "skipped"]
+    if "reason" not in skipped:
+        skipped = skipped.assign(reason="")
     for reason, group in skipped.groupby("reason", sort=False):
         lines.append(f"skipped {len(group)} cell(s): {reason}")
     for col in [c for c in results.columns if c.startswith(SKIPPED_PREFIX)]:
@@ -532,6 +554,12 @@ def write_report(
     else:  # imported by the first report that draws, not before (start-up time)
         os.environ.setdefault("MPLBACKEND", "Agg")
     out.mkdir(parents=True, exist_ok=True)
+    manifest = out / ".harness-report-files"
+    if manifest.exists():  # the files of an earlier report here: never mixed into this one
+        for name in manifest.read_text().split("\n"):
+            if name and "/" not in name and name not in (".", ".."):
+                (out / name).unlink(missing_ok=True)
+    before = set(out.iterdir())
     md = [f"# {title}", "", tally(results), ""]
     head = [f"<h1>{html.escape(title)}</h1>", f"<p>{html.escape(_provenance(results))}</p>"]
     summaries: list[str] = ["<h2>Summary per task</h2>"]
@@ -617,4 +645,6 @@ def write_report(
         f"<style>{style}</style></head><body>{''.join(head)}{contents}{''.join(summaries)}"
         f"{''.join(body)}</body></html>"
     )
+    written = sorted({p.name for p in out.iterdir()} - {p.name for p in before})
+    manifest.write_text("\n".join([*written, "report.md", "report.html"]) + "\n")
     return problems

@@ -388,10 +388,10 @@ def run_suite(
     todo.sort(key=lambda c: order[c.cell_hash])  # suite order across experiments
     first = next(iter(parents.values()))
     outcome = SuiteOutcome(*first, rerun_reasons=dict(reasons), experiments=parents)
-    if any(r != "new" for r in reasons):  # "12 cell(s): code of plugin X changed; 4 new"
-        notice("Cells to run: " + "; ".join(f"{n} cell(s): {r}" for r, n in reasons.items()))
     if on_start:
         on_start(len(cells), len(todo))
+    if any(r != "new" for r in reasons):  # "12 cell(s): code of plugin X changed; 4 new"
+        notice("Cells to run: " + "; ".join(f"{n} cell(s): {r}" for r, n in reasons.items()))
     where = {c.cell_hash: parents[c.experiment or suite.name] for c in cells}
 
     def handle(cell: Cell, result: CellResult) -> bool:

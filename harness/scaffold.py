@@ -280,7 +280,7 @@ def write_method_plugin(name: str, task: str, parent: Path, registry: Registry) 
         "baseline_name": baseline.cls.name,
         "baseline_module": baseline.cls.__module__,
         "dataset": datasets[0],
-        "others": ", ".join(methods[:4]),
+        "others": ", ".join(methods[:8]),
         "folder": _shown(folder),
     }
     _write(folder, _METHOD_FILES, **values)

@@ -57,3 +57,23 @@ def test_mean_ci_ignores_nan_and_handles_one_value():
 def test_metrics_of_other_tasks_are_left_out(registry):
     rows = _rows().assign(**{"regret": float("nan")})  # a column from another task's cells
     assert "regret" not in summary_table(rows, registry).columns
+
+
+def test_a_rerun_report_never_keeps_files_of_an_earlier_one(tmp_path, registry):
+    from harness.report import write_report
+
+    write_report(_rows(), registry, None, "t", tmp_path)
+    manifest = tmp_path / ".harness-report-files"
+    assert "toy-summary.csv" in manifest.read_text()
+    (tmp_path / "gone-task-summary.csv").write_text("an earlier report's table")
+    manifest.write_text(manifest.read_text() + "gone-task-summary.csv\n")
+    (tmp_path / "notes.txt").write_text("mine")  # not the report's: left alone
+    write_report(_rows(), registry, None, "t", tmp_path)
+    assert not (tmp_path / "gone-task-summary.csv").exists()
+    assert (tmp_path / "toy-summary.csv").exists() and (tmp_path / "notes.txt").exists()
+
+
+def test_a_task_whose_cells_all_failed_still_gets_a_table(registry):
+    rows = _rows().assign(status="failed")
+    table = summary_table(rows, registry)
+    assert list(table["seeds"]) == ["0 of 2 (2 failed)", "0 of 2 (2 failed)"]
