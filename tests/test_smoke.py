@@ -43,18 +43,22 @@ def test_smoke_suite_runs_every_plugin_end_to_end(tmp_path, store):
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     client = mlflow.MlflowClient(store)
-    experiment = client.get_experiment_by_name("smoke")
-    runs = client.search_runs([experiment.experiment_id], max_results=1000)
+    # smoke.yaml only includes: each plugin's smoke suite is its own experiment
+    experiments = {e.name: e.experiment_id for e in client.search_experiments()}
+    assert {f"{task}-smoke" for task in TASKS} <= set(experiments)
+    assert "smoke" not in experiments
+    runs = client.search_runs(list(experiments.values()), max_results=1000)
     cells = [r for r in runs if r.data.tags["harness.kind"] == "cell"]
     assert {r.data.params["task"] for r in cells} == TASKS
     assert {r.data.tags["harness.status"] for r in cells} <= {"ok", "skipped"}
     ok = [r for r in cells if r.data.tags["harness.status"] == "ok"]
     assert {r.data.params["task"] for r in ok} == TASKS  # every plugin produced results
     assert all(r.data.metrics for r in ok)
-    parent = [r for r in runs if r.data.tags["harness.kind"] == "suite"]
-    assert len(parent) == 1 and parent[0].info.status == "FINISHED"
+    parents = [r for r in runs if r.data.tags["harness.kind"] == "suite"]
+    assert len(parents) == len(TASKS) and {p.info.status for p in parents} == {"FINISHED"}
     report = tmp_path / "reports" / "smoke"
     assert (report / "report.html").stat().st_size > 1000 and (report / "report.md").exists()
     assert list(report.glob("*.png")), "no plugin report produced a plot"
-    artifacts = {a.path for a in client.list_artifacts(parent[0].info.run_id)}
-    assert {"suite.yaml", "report"} <= artifacts
+    for parent in parents:
+        artifacts = {a.path for a in client.list_artifacts(parent.info.run_id)}
+        assert {"suite.yaml", "report"} <= artifacts
