@@ -148,6 +148,28 @@ def _set_wal(dbapi_connection: Any, _record: Any) -> None:
         dbapi_connection.execute("PRAGMA synchronous=NORMAL")
 
 
+def _create_sqlite_atomically(uri: str) -> None:
+    """Create a new SQLite store whole or not at all: MLflow's schema migrations run on a
+    temporary file beside it, which is renamed into place when they are done. A kill during
+    creation (MLflow's SQLite migrations are not transactional) then leaves no half-migrated
+    store behind, only a temporary file that the next creation replaces."""
+    db = _sqlite_path(uri)
+    if db is None or db.exists():
+        return
+    from mlflow.tracking import MlflowClient
+
+    db.parent.mkdir(parents=True, exist_ok=True)
+    for stale in db.parent.glob(f".{db.name}.creating-*"):  # left by a killed creation
+        stale.unlink(missing_ok=True)
+    partial = db.with_name(f".{db.name}.creating-{os.getpid()}-{time.time_ns()}")
+    MlflowClient(f"sqlite:///{partial}").search_experiments(max_results=1)
+    with sqlite3.connect(partial) as connection:  # fold the write-ahead log in
+        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    for suffix in ("-wal", "-shm"):
+        Path(f"{partial}{suffix}").unlink(missing_ok=True)
+    os.replace(partial, db)
+
+
 def _fast_sqlite_commits() -> None:
     """Write-ahead logging for SQLite stores: a commit then costs no fsync, which cuts the
     per-cell logging time several-fold (MLflow commits about six times per run). Readers
@@ -222,6 +244,7 @@ class Tracker:
         if self.uri.startswith("sqlite:"):
             _fast_sqlite_commits()
         with store_lock(self.uri):  # a fresh store is created (migrated) by one process
+            _create_sqlite_atomically(self.uri)
             client = MlflowClient(self.uri)
             client.search_experiments(max_results=1)
         return client

@@ -179,3 +179,28 @@ def test_losing_the_experiment_creation_race_returns_the_winners_id(store):
 
     second.client.get_experiment_by_name = stale_then_real
     assert second.experiment_id("raced", create=True) == created
+
+
+def test_a_store_killed_while_being_created_leaves_no_half_store(tmp_path, monkeypatch):
+    """MLflow's SQLite migrations are not transactional: a kill during them used to leave a
+    store that every later run refused. Now the store appears only once it is whole."""
+    import mlflow.tracking
+
+    from harness.tracking import Tracker
+
+    uri = f"sqlite:///{tmp_path}/store/mlflow.db"
+
+    class Killed(BaseException):
+        pass
+
+    def dies_during_migration(self, *args, **kwargs):
+        (tmp_path / "store" / ".mlflow.db.creating-1-1").write_text("half a schema")
+        raise Killed
+
+    with monkeypatch.context() as patch:
+        patch.setattr(mlflow.tracking.MlflowClient, "search_experiments", dies_during_migration)
+        with pytest.raises(Killed):
+            Tracker(uri).client  # noqa: B018 - opening the store is the point
+    assert not (tmp_path / "store" / "mlflow.db").exists()
+    assert Tracker(uri).client.search_experiments()  # the next run creates it whole
+    assert not list((tmp_path / "store").glob(".mlflow.db.creating-*"))
