@@ -162,6 +162,8 @@ def test_ctrl_c_stops_cleanly_and_keeps_finished_cells(toy_env, write_suite, sto
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # SIGINT as a terminal gives it, even when pytest was started in the background
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     client = mlflow.MlflowClient(store)
     deadline = time.monotonic() + 120

@@ -129,9 +129,12 @@ def test_ctrl_c_while_logging_a_cell_waits_for_the_cell(monkeypatch):
 
     from harness.runner import _sigint_deferred
 
+    # a shell that starts pytest in the background gives it SIGINT ignored: start from Python's
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     finished = []
     with pytest.raises(KeyboardInterrupt), _sigint_deferred():
         os.kill(os.getpid(), signal.SIGINT)
         finished.append("logged")  # still runs: the interrupt waits for the block's end
     assert finished == ["logged"]
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    signal.signal(signal.SIGINT, previous)
