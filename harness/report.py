@@ -221,7 +221,7 @@ def summary_stats(results: pd.DataFrame, registry: Registry | None = None) -> pd
         return pd.DataFrame()
     frame = results.assign(
         _dataset=_labels(results, "dataset", registry),
-        _method=_labels(results, "method", registry),
+        _method=_labels(results, "method", registry) + _metric_params_label(results),
     )
     task = str(results["task"].iloc[0])
     metrics = [m for m in metric_columns(results) if results[m].notna().any()]
@@ -272,6 +272,20 @@ def tidy_results(results: pd.DataFrame) -> pd.DataFrame:
     out = results[[c for c in order if c in results.columns]].copy()
     out["seed"] = pd.to_numeric(out["seed"], errors="coerce").astype("Int64")
     return out.reset_index(drop=True)
+
+
+def _metric_params_label(results: pd.DataFrame) -> pd.Series:
+    """`` [scaled.scale=100]`` for rows whose metric params differ from other rows' (two runs
+    of one configuration with other metric params are different cells, never pooled)."""
+    cols = [c for c in results.columns if c.startswith("metric.") and results[c].nunique() > 1]
+    if not cols:
+        return pd.Series("", index=results.index)
+    text = (
+        results[cols]
+        .astype(str)
+        .apply(lambda row: ", ".join(f"{c.removeprefix('metric.')}={row[c]}" for c in cols), axis=1)
+    )
+    return " [" + text + "]"
 
 
 def _t975(n: int) -> float:

@@ -77,3 +77,9 @@ def test_a_task_whose_cells_all_failed_still_gets_a_table(registry):
     rows = _rows().assign(status="failed")
     table = summary_table(rows, registry)
     assert list(table["seeds"]) == ["0 of 2 (2 failed)", "0 of 2 (2 failed)"]
+
+
+def test_runs_that_differ_only_in_metric_params_are_not_pooled(registry):
+    rows = _rows().iloc[:2].assign(**{"metric.abs-error.scale": ["1", "100"]})
+    table = summary_table(rows, registry)
+    assert len(table) == 2 and set(table["seeds"]) == {"1"}
