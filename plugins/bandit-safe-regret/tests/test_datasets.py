@@ -33,7 +33,7 @@ def test_rock_paper_scissors_minimax_is_uniform_and_agrees_with_nashpy():
 
 def test_weighted_rps_minimax_is_04_04_02_with_value_0_and_agrees_with_nashpy():
     data = WeightedRps().load(WeightedRps.Params(T=10), seed=0)
-    # closed form (shared/papers/bandit-safe-regret.md §6): (0.4, 0.4, 0.2), delta 0.2
+    # closed form (docs/papers/bandit-safe-regret.md §6): (0.4, 0.4, 0.2), delta 0.2
     np.testing.assert_allclose(data.comparator[0], [0.4, 0.4, 0.2], atol=1e-8)
     np.testing.assert_allclose(_nashpy_row(games.WEIGHTED_RPS), [0.4, 0.4, 0.2], atol=1e-6)
     assert data.value == pytest.approx(0.0, abs=1e-9)

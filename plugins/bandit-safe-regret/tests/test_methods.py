@@ -111,7 +111,7 @@ def test_phased_aggression_exploits_always_rock_with_the_gaps_slope(monkeypatch)
 
 
 def test_regret_to_best_action_is_within_the_phased_aggression_bound(monkeypatch):
-    # Reconstructed bound (shared/papers/bandit-safe-regret.md §2.1-2.2): Reg(best) <=
+    # Reconstructed bound (docs/papers/bandit-safe-regret.md §2.1-2.2): Reg(best) <=
     # 2R (ceil(log2 R) + 1) loss units = 4R (ceil(log2 R) + 1) payoff units. RPS, c0 = 1,
     # delta = 1/3, T = 1e4: R = sqrt(3e4 ln 3) = 181.5, ceil(log2 R) = 8, bound 6,535.
     # Measured against always-Rock: 5,416 / 5,437 / 5,339 (seeds 0-2), i.e. the bound is
@@ -158,7 +158,7 @@ def test_phased_aggression_uses_the_mixture_probability_in_its_estimates():
 def test_comparator_without_full_support_is_a_documented_failure_mode():
     # delta = 0 (Kuhn's exact Nash over pure strategies): R is infinite, alpha stays 0 and
     # phased aggression plays mu_c for ever instead of raising; its regret to the best
-    # strategy is then linear in T (shared/papers/bandit-safe-regret.md §1, Lattimore 2015).
+    # strategy is then linear in T (docs/papers/bandit-safe-regret.md §1, Lattimore 2015).
     data = KuhnPoker().load(KuhnPoker.Params(T=400, comparator_epsilon=0.0, opponent="fixed"), 0)
     out = PhasedAggressionBandit().run(data, PhasedAggressionBandit.Params(), 0)
     assert np.all(out.alpha == 0.0)

@@ -50,7 +50,7 @@ def test_law_matches_gaussian_moments_through_m_and_differs_at_m_plus_one(cls, p
 
 
 def test_centre_sets_match_pilot_degrees():
-    # shared/papers/gmm-testing.md §6: uniform k = 4, 8, 32 -> m = 3, 5, 7 (pilot, family b);
+    # docs/papers/gmm-testing.md §6: uniform k = 4, 8, 32 -> m = 3, 5, 7 (pilot, family b);
     # Gauss-Hermite k nodes -> m = 2k - 1 (closed form); mostly uniform k=16, k'=2 -> m = 7
     # (pilot); the cheaper k=8, k'=2 fit reaches 7 as well.
     def degree(s, w):

@@ -3,7 +3,7 @@
 Source: Müller et al., ICML 2025 (arXiv 2502.11673), bandit phased aggression; Even-Dar,
 Kearns, Mansour, Wortman, Machine Learning 2008 (full-information phased aggression); Sani,
 Neu, Lazaric, NeurIPS 2014 ((A,B)-Prod); as reconstructed in
-shared/papers/bandit-safe-regret.md §2 (constants not checked against the papers).
+docs/papers/bandit-safe-regret.md §2 (constants not checked against the papers).
 
 An agent plays one round at a time: ``play(seat)`` returns the played distribution p_t over
 the seat's actions; ``observe(seat, action, payoff, b)`` gives the realised payoff
@@ -64,7 +64,7 @@ class PhasedAggression:
     Notes on delta = 0: with bandit feedback and a comparator that has a zero entry,
     R = c0 sqrt(T ln K / delta) is infinite, so alpha stays 0 and the agent plays mu_c for
     ever (its regret to the best strategy is then linear in T: the Lattimore 2015
-    obstruction of shared/papers/bandit-safe-regret.md §1). This is a documented failure
+    obstruction of docs/papers/bandit-safe-regret.md §1). This is a documented failure
     mode, reported by the metrics, not an error.
 
     Notes

@@ -1,6 +1,6 @@
 """Datasets: a zero-sum game of value 0, Alice's comparator, an opponent and a horizon T.
 
-Source: shared/papers/bandit-safe-regret.md §4 (games and opponents of the benchmark).
+Source: docs/papers/bandit-safe-regret.md §4 (games and opponents of the benchmark).
 """
 
 from __future__ import annotations
@@ -140,7 +140,7 @@ class _MatrixGame(Dataset):
 class MatchingPennies(_MatrixGame):
     __doc__ = f"""Matching pennies: [[1, -1], [-1, 1]], minimax (1/2, 1/2), delta = 1/2.
 
-    Source: shared/papers/bandit-safe-regret.md §4 (K = 2).
+    Source: docs/papers/bandit-safe-regret.md §4 (K = 2).
 
     Parameters
     ----------{_PARAMS_DOC}
@@ -159,7 +159,7 @@ class MatchingPennies(_MatrixGame):
 class RockPaperScissors(_MatrixGame):
     __doc__ = f"""Rock-paper-scissors: win +1, loss -1; minimax uniform, delta = 1/3.
 
-    Source: shared/papers/bandit-safe-regret.md §4; the paper's lay summary names RPS.
+    Source: docs/papers/bandit-safe-regret.md §4; the paper's lay summary names RPS.
 
     Parameters
     ----------{_PARAMS_DOC}
@@ -178,7 +178,7 @@ class RockPaperScissors(_MatrixGame):
 class WeightedRps(_MatrixGame):
     __doc__ = f"""Weighted RPS [[0,-1,2],[1,0,-2],[-2,2,0]] / 2; minimax (0.4, 0.4, 0.2).
 
-    Source: shared/papers/bandit-safe-regret.md §4 (delta = 0.2); payoffs halved into [-1, 1].
+    Source: docs/papers/bandit-safe-regret.md §4 (delta = 0.2); payoffs halved into [-1, 1].
 
     Parameters
     ----------{_PARAMS_DOC}
@@ -209,7 +209,7 @@ class RpslsParams(GameParams):
 class Rpsls(_MatrixGame):
     __doc__ = f"""Rock-paper-scissors-lizard-Spock and larger cyclic games; minimax uniform.
 
-    Source: shared/papers/bandit-safe-regret.md §4 (RPSLS / cyclic K = 5, 7).
+    Source: docs/papers/bandit-safe-regret.md §4 (RPSLS / cyclic K = 5, 7).
 
     Parameters
     ----------
@@ -249,7 +249,7 @@ class RandomSymmetricParams(GameParams):
 class RandomSymmetric(_MatrixGame):
     __doc__ = f"""Random symmetric zero-sum game A = (B - B^T) / 2, B ~ U[-1, 1]^(K x K); value 0.
 
-    Source: shared/papers/bandit-safe-regret.md §4 (about 6.5% of 5 x 5 draws have a
+    Source: docs/papers/bandit-safe-regret.md §4 (about 6.5% of 5 x 5 draws have a
     full-support minimax strategy).
 
     Parameters
@@ -306,7 +306,7 @@ _KUHN_PARAMS_DOC = _PARAMS_DOC.replace(
 class KuhnPoker(Dataset):
     __doc__ = f"""Kuhn poker (native), seats alternated: Alice is player 1 on even rounds.
 
-    Source: Kuhn 1950; shared/papers/bandit-safe-regret.md §2.3, §7 (value -1/18 for player 1,
+    Source: Kuhn 1950; docs/papers/bandit-safe-regret.md §2.3, §7 (value -1/18 for player 1,
     Nash not full support: mu_c = (1 - epsilon) Nash + epsilon uniform).
 
     Each seat is the reduced normal form (27 strategies for player 1, 64 for player 2), with

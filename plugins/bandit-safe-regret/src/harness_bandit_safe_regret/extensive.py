@@ -2,7 +2,7 @@
 
 Source: von Stengel, "Efficient computation of behavior strategies", GEB 1996 (sequence form,
 realisation plans and the sequence-form LP); Kuhn, "A simplified two-person poker", 1950
-(the game, its value -1/18 and its equilibrium family); shared/papers/bandit-safe-regret.md
+(the game, its value -1/18 and its equilibrium family); docs/papers/bandit-safe-regret.md
 §2.3 (mixing realisation plans, own-reach importance weights, delta_EFG = min x^c(sigma)).
 
 Conventions. A *treeplex* lists one player's information sets in topological order (parents
@@ -303,7 +303,7 @@ def perturb_behaviour(tree: Treeplex, pi: np.ndarray, epsilon: float) -> np.ndar
 
     This is the smallest change that gives full support for a given epsilon; information
     sets where pi already has full support keep pi. A benchmark design choice
-    (shared/papers/bandit-safe-regret.md §7), not the paper's.
+    (docs/papers/bandit-safe-regret.md §7), not the paper's.
 
     Raises
     ------

@@ -1,7 +1,7 @@
 """Game maths: payoff matrices, native Kuhn poker, minimax strategies by linear programming.
 
 Source: Müller et al., ICML 2025 (arXiv 2502.11673) §4 games, as summarised in
-shared/papers/bandit-safe-regret.md §4; Kuhn, "A simplified two-person poker", 1950.
+docs/papers/bandit-safe-regret.md §4; Kuhn, "A simplified two-person poker", 1950.
 """
 
 from __future__ import annotations

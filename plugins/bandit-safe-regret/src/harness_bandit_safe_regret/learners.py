@@ -2,7 +2,7 @@
 
 Source: EXP3 (Auer et al., SIAM J. Comput. 2002); EXP3-IX (Neu, NeurIPS 2015); Tsallis-INF
 (Zimmert & Seldin, JMLR 2021, alpha = 1/2); Hedge (Freund & Schapire 1997), as summarised in
-shared/papers/bandit-safe-regret.md §3.
+docs/papers/bandit-safe-regret.md §3.
 
 Every learner keeps its own distribution ``q`` (``dist()``) and accepts either an
 importance-weighted loss estimate for one action (``update_bandit``, bandit feedback) or the

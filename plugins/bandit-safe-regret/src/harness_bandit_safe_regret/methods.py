@@ -50,7 +50,7 @@ class PhasedAggressionBandit(Method):
     """Bandit phased aggression: mix mu_c with a no-regret learner, alpha rising in phases.
 
     Source: Müller et al., ICML 2025 (arXiv 2502.11673), bandit algorithm, as reconstructed
-    in shared/papers/bandit-safe-regret.md §2.2.
+    in docs/papers/bandit-safe-regret.md §2.2.
 
     Parameters
     ----------
@@ -107,7 +107,7 @@ class PhasedAggressionFull(Method):
     """Full-information phased aggression with Hedge (sees the opponent's action).
 
     Source: Even-Dar, Kearns, Mansour, Wortman, Machine Learning 2008, "phased aggression";
-    shared/papers/bandit-safe-regret.md §2.1.
+    docs/papers/bandit-safe-regret.md §2.1.
 
     Parameters
     ----------
@@ -136,7 +136,7 @@ class PhasedAggressionFull(Method):
 class AbProd(Method):
     """(A,B)-Prod with A = Hedge and B = the comparator (full information).
 
-    Source: Sani, Neu, Lazaric, NeurIPS 2014, (A,B)-Prod; shared/papers/bandit-safe-regret.md
+    Source: Sani, Neu, Lazaric, NeurIPS 2014, (A,B)-Prod; docs/papers/bandit-safe-regret.md
     §2.1 (eta = sqrt(ln T / T) / 2, regret to B <= 2 ln 2 in loss units).
 
     Returns
@@ -166,7 +166,7 @@ class Exp3Method(_Learner):
     """EXP3 alone: p proportional to exp(-eta L_hat), eta = sqrt(2 ln K / (K T)).
 
     Source: Auer, Cesa-Bianchi, Freund, Schapire, SIAM J. Comput. 2002;
-    shared/papers/bandit-safe-regret.md §3 (pseudo-regret <= sqrt(2 T K ln K)).
+    docs/papers/bandit-safe-regret.md §3 (pseudo-regret <= sqrt(2 T K ln K)).
 
     Returns
     -------
@@ -180,7 +180,7 @@ class Exp3Method(_Learner):
 class Exp3IxMethod(_Learner):
     """EXP3-IX alone: estimates l / (p + gamma), gamma = eta / 2, eta = sqrt(2 ln K / (K T)).
 
-    Source: Neu, NeurIPS 2015; shared/papers/bandit-safe-regret.md §3.
+    Source: Neu, NeurIPS 2015; docs/papers/bandit-safe-regret.md §3.
 
     Returns
     -------
@@ -194,7 +194,7 @@ class Exp3IxMethod(_Learner):
 class TsallisInfMethod(_Learner):
     """1/2-Tsallis-INF alone: q_i = 4 (eta_t (L_i - x))^-2, eta_t = 2 / sqrt(t).
 
-    Source: Zimmert & Seldin, JMLR 2021; shared/papers/bandit-safe-regret.md §3.
+    Source: Zimmert & Seldin, JMLR 2021; docs/papers/bandit-safe-regret.md §3.
 
     Returns
     -------
@@ -208,7 +208,7 @@ class TsallisInfMethod(_Learner):
 class HedgeMethod(_Learner):
     """Hedge alone with full information, eta = sqrt(8 ln K / T).
 
-    Source: Freund & Schapire 1997; shared/papers/bandit-safe-regret.md §2.1.
+    Source: Freund & Schapire 1997; docs/papers/bandit-safe-regret.md §2.1.
 
     Returns
     -------
@@ -223,7 +223,7 @@ class HedgeMethod(_Learner):
 class MinimaxMethod(Method):
     """Always play the comparator mu_c (the minimax strategy, perturbed where asked).
 
-    Source: shared/papers/bandit-safe-regret.md §3 "Always-minimax".
+    Source: docs/papers/bandit-safe-regret.md §3 "Always-minimax".
 
     Returns
     -------
@@ -273,7 +273,7 @@ class PhasedAggressionSequenceForm(Method):
     """Bandit phased aggression over the sequence form with an IXOMD learner (Kuhn poker).
 
     Source: Müller et al., ICML 2025 (arXiv 2502.11673), extensive-form phased aggression, as
-    reconstructed in shared/papers/bandit-safe-regret.md §2.3; Kozuno et al., NeurIPS 2021
+    reconstructed in docs/papers/bandit-safe-regret.md §2.3; Kozuno et al., NeurIPS 2021
     (IXOMD learner with own-reach importance weights).
 
     Parameters

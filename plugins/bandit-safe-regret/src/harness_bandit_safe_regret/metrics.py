@@ -1,6 +1,6 @@
 """Metrics: regret to the comparator and to the best fixed strategy, payoff, risk, alpha.
 
-Source: shared/papers/bandit-safe-regret.md §5. All values are in payoff units (Alice's
+Source: docs/papers/bandit-safe-regret.md §5. All values are in payoff units (Alice's
 payoff in [-1, 1] per round; one loss unit of the paper's reconstruction is two payoff units).
 """
 
@@ -67,7 +67,7 @@ class RegretParams:
 class RegretVsComparator(Metric):
     """Reg_t(mu_c) = sum_{s <= t} [V(mu_c, nu_s) - V(p_s, nu_s)], over rounds t.
 
-    Source: shared/papers/bandit-safe-regret.md §5; Müller et al., ICML 2025 (regret to the
+    Source: docs/papers/bandit-safe-regret.md §5; Müller et al., ICML 2025 (regret to the
     comparator, O(1) for phased aggression).
 
     Parameters
@@ -106,7 +106,7 @@ class RegretVsComparator(Metric):
 class RegretVsBest(Metric):
     """Reg_t(best) = max_a sum_{s <= t} V(a, nu_s) - sum_{s <= t} V(p_s, nu_s), over t.
 
-    Source: shared/papers/bandit-safe-regret.md §5 (regret to the best fixed strategy in
+    Source: docs/papers/bandit-safe-regret.md §5 (regret to the best fixed strategy in
     hindsight; O~(sqrt T) for no-regret learners and phased aggression).
 
     Parameters
@@ -151,7 +151,7 @@ class ValuesParams:
 class CumulativePayoff(Metric):
     """C_T = sum_t V(p_t, nu_t): Alice's total expected (or realised) payoff.
 
-    Source: shared/papers/bandit-safe-regret.md §5 (cumulative cost, sign flipped to payoff).
+    Source: docs/papers/bandit-safe-regret.md §5 (cumulative cost, sign flipped to payoff).
 
     Parameters
     ----------
@@ -176,7 +176,7 @@ class CumulativePayoff(Metric):
 class MaxPrefixLoss(Metric):
     """Risk: max(0, max_t -sum_{s <= t} V(p_s, nu_s)), the deepest loss at any time.
 
-    Source: shared/papers/bandit-safe-regret.md §5 ("max-prefix loss max_t C_t").
+    Source: docs/papers/bandit-safe-regret.md §5 ("max-prefix loss max_t C_t").
 
     Parameters
     ----------
@@ -203,7 +203,7 @@ class FinalAlpha(Metric):
     """The learner's weight alpha_T in the played mixture at the horizon, and phase count.
 
     Source: Müller et al., ICML 2025 (phased aggression: alpha_k = min(1, 2^(k-1) / R));
-    shared/papers/bandit-safe-regret.md §5 (alpha_k(t) and phase-switch times).
+    docs/papers/bandit-safe-regret.md §5 (alpha_k(t) and phase-switch times).
 
     Returns
     -------
@@ -239,7 +239,7 @@ class SlopeParams:
 class ExploitationSlope(Metric):
     """Final exploitation slope: per-round gain over mu_c in the last rounds, and the best's.
 
-    Source: shared/papers/bandit-safe-regret.md §5 ("final exploitation slope"); Müller et
+    Source: docs/papers/bandit-safe-regret.md §5 ("final exploitation slope"); Müller et
     al., ICML 2025 (against an exploitable opponent phased aggression's slope tends to the
     best response's gain g).
 

@@ -1,6 +1,6 @@
 """Bob, the opponent: stationary, clairvoyant, fictitious-play, no-regret, bait-and-switch.
 
-Source: shared/papers/bandit-safe-regret.md §4 "Opponents" (benchmark design; the paper's own
+Source: docs/papers/bandit-safe-regret.md §4 "Opponents" (benchmark design; the paper's own
 opponents are not reproduced here).
 
 An opponent acts once per round: ``act(seat, p, u)`` sees Alice's played distribution p_t

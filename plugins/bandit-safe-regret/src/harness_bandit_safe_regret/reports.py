@@ -1,7 +1,7 @@
 """Reports: regret curves per opponent, and regret to the comparator against the horizon T.
 
 Source: Müller et al., ICML 2025 (regret to the comparator flat in T for phased aggression,
-growing like sqrt T for EXP3); shared/papers/bandit-safe-regret.md §4-6.
+growing like sqrt T for EXP3); docs/papers/bandit-safe-regret.md §4-6.
 """
 
 from __future__ import annotations
@@ -114,7 +114,7 @@ class RegretCurves(Report):
     """Regret to the comparator over t, one panel per opponent, mean and 95% band over seeds.
 
     Source: Müller et al., ICML 2025, regret curves (reconstruction:
-    shared/papers/bandit-safe-regret.md §6 expected curve shapes).
+    docs/papers/bandit-safe-regret.md §6 expected curve shapes).
 
     Returns
     -------
@@ -176,7 +176,7 @@ class RegretVsHorizon(Report):
 
     Source: Müller et al., ICML 2025 (O(1) regret to the comparator and O~(sqrt T) regret to
     the best fixed strategy; EXP3: Theta(sqrt T) to both against a clairvoyant opponent);
-    shared/papers/bandit-safe-regret.md §6.
+    docs/papers/bandit-safe-regret.md §6.
 
     Returns
     -------

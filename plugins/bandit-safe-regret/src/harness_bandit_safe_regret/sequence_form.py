@@ -1,7 +1,7 @@
 """Bandit phased aggression over the sequence form, and its repeated-game simulator.
 
 Source: Müller et al., ICML 2025 (arXiv 2502.11673), extensive-form phased aggression, as
-reconstructed in shared/papers/bandit-safe-regret.md §2.2-2.3 (constants not checked against
+reconstructed in docs/papers/bandit-safe-regret.md §2.2-2.3 (constants not checked against
 the paper); Kozuno, Ménard, Munos, Valko, "Learning in two-player zero-sum partially
 observable Markov games with perfect recall", NeurIPS 2021 (IXOMD: online mirror descent
 with the dilated entropy and implicit-exploration loss estimates along the trajectory).
@@ -119,7 +119,7 @@ class SequenceFormPhasedAggression:
     becomes eta_s = sqrt(2 delta D_s / T_s) per seat, gamma = eta / 2. With delta = 0 (a
     comparator without full support) R is infinite: alpha stays 0 and the agent plays the
     comparator for ever, so its regret to the best strategy grows linearly (the failure
-    mode of shared/papers/bandit-safe-regret.md §1, Lattimore 2015).
+    mode of docs/papers/bandit-safe-regret.md §1, Lattimore 2015).
     """
 
     def __init__(

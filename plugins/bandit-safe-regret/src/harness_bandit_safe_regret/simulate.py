@@ -1,6 +1,6 @@
 """The repeated-game loop: Alice's agent against Bob for T rounds, then per-round values.
 
-Source: shared/papers/bandit-safe-regret.md §5 (expected per-round values V(p_t, nu_t)
+Source: docs/papers/bandit-safe-regret.md §5 (expected per-round values V(p_t, nu_t)
 where the opponent's mixed strategy is known, realised values kept too).
 
 The loop is a tight Python loop over rounds (agents and opponents adapt every round); the

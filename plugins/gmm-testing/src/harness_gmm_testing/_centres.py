@@ -1,6 +1,6 @@
 """Centre laws A = sum_i w_i delta_(s_i) that match the moments of N(0, 1).
 
-Source: shared/papers/gmm-testing.md §2 (families a, b, c); Diakonikolas, Kane, Karmalkar,
+Source: docs/papers/gmm-testing.md §2 (families a, b, c); Diakonikolas, Kane, Karmalkar,
 Lee, Pittas, ICML 2025, Prop 3.1 and Prop 4.1 (existence); DKS17 (Gauss-Hermite centres).
 Families (b) and (c) are numerical least-squares fits, a reconstruction: the paper's
 existence proofs are non-constructive.
@@ -31,7 +31,7 @@ __all__ = [
 ]
 
 MATCH_TOLERANCE = 1e-9
-"""|E h_j| below this counts as matched (shared/papers/gmm-testing.md §2, family b)."""
+"""|E h_j| below this counts as matched (docs/papers/gmm-testing.md §2, family b)."""
 _MAX_DEGREE = 40
 _RESTARTS = 8
 

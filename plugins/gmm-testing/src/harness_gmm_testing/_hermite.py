@@ -1,7 +1,7 @@
 """Hermite-chaos maths: normalised Hermite polynomials, the degree-m chaos kernel and the
 unbiased U-statistic ``U_m`` in its power-sum form (no explicit moment tensors).
 
-Source: shared/papers/gmm-testing.md §3.2 (a derivation, not from the paper): Mehler's formula
+Source: docs/papers/gmm-testing.md §3.2 (a derivation, not from the paper): Mehler's formula
 for the kernel ``K_m(x, y) = sum_{|alpha|=m} H_alpha(x) H_alpha(y)``.
 """
 

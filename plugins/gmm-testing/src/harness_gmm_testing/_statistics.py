@@ -1,6 +1,6 @@
 """Test statistics for "is X ~ N(0, I_d)?", each oriented so larger = more evidence of H1.
 
-Source: shared/papers/gmm-testing.md §3-§4; each function names its own reference.
+Source: docs/papers/gmm-testing.md §3-§4; each function names its own reference.
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ def _pairwise_sum(
 def hermite_z(X: np.ndarray, m: int) -> float:
     """``Z = U_m / sqrt(2 N_m / (n (n - 1)))``, approximately N(0, 1) under H0.
 
-    Source: shared/papers/gmm-testing.md §3.2 (Hermite-chaos U-statistic).
+    Source: docs/papers/gmm-testing.md §3.2 (Hermite-chaos U-statistic).
     """
     n, d = X.shape
     return hermite_u_statistic(X, m) / math.sqrt(2 * chaos_dimension(d, m) / (n * (n - 1)))
@@ -92,7 +92,7 @@ def max_standardised_moment(X: np.ndarray, degree: int) -> float:
     unique entries of the empirical moment tensors of orders 1..degree.
 
     Source: Diakonikolas et al., ICML 2025, App. D, Algs 2-3 (entrywise moment-tensor
-    comparison), in the practical standardised form of shared/papers/gmm-testing.md §3.1.
+    comparison), in the practical standardised form of docs/papers/gmm-testing.md §3.1.
     """
     n, d = X.shape
     totals = [np.zeros(math.comb(d + p - 1, p)) for p in range(degree + 1)]

@@ -86,7 +86,7 @@ class UniformPancakes(_TestingDataset):
     least-squares fit of the centre set reaches.
 
     Source: Diakonikolas et al., ICML 2025, Thm 1.3 and Prop 3.1 (existence); centres by a
-    least-squares fit (shared/papers/gmm-testing.md §2, family b).
+    least-squares fit (docs/papers/gmm-testing.md §2, family b).
 
     Parameters
     ----------
@@ -200,7 +200,7 @@ class MostlyUniformPancakes(_TestingDataset):
     ``min_gap_sd`` pancake standard deviations apart.
 
     Source: Diakonikolas et al., ICML 2025, Thm 1.4 and Prop 4.1; centres and weights by a
-    least-squares fit (shared/papers/gmm-testing.md §2, family c).
+    least-squares fit (docs/papers/gmm-testing.md §2, family c).
 
     Parameters
     ----------
@@ -277,7 +277,7 @@ class SeparatedMixture(_TestingDataset):
     the lowest one heavier (mean 0, variance and skewness along v far from N(0, 1)'s), which
     every sound test detects.
 
-    Source: control instance of this benchmark (shared/papers/gmm-testing.md §2 generator with
+    Source: control instance of this benchmark (docs/papers/gmm-testing.md §2 generator with
     centres that match only the mean).
 
     Parameters

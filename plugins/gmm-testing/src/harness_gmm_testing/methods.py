@@ -53,7 +53,7 @@ class HermiteMomentTest(Method):
     """Degree-m Hermite-chaos U-statistic test: ``Z = U_m / sqrt(2 N_m / (n (n - 1)))``,
     rejecting for large Z.
 
-    Source: shared/papers/gmm-testing.md §3.2 (a derivation, not from the paper); matches the
+    Source: docs/papers/gmm-testing.md §3.2 (a derivation, not from the paper); matches the
     NGCA rate n ~ d^(m/2) / lambda^2 of Diakonikolas, Karmalkar, Pang, Potechin (FOCS 2024).
 
     Parameters
@@ -123,7 +123,7 @@ class MomentTensorTest(Method):
     Carlo under N(0, I_d).
 
     Source: Diakonikolas et al., ICML 2025, App. D, Algs 2-3; practical standardised version
-    of shared/papers/gmm-testing.md §3.1 (the paper's constants C are unspecified).
+    of docs/papers/gmm-testing.md §3.1 (the paper's constants C are unspecified).
 
     Parameters
     ----------
@@ -290,7 +290,7 @@ class ProjectionKS(Method):
     Bonferroni (``min(1, L min_l p_l)``, KS only) or by a Monte Carlo null of the largest
     statistic (exact; the directions are redrawn in every null sample too).
 
-    Source: scipy.stats.kstwo (exact KS law); shared/papers/gmm-testing.md §4.
+    Source: scipy.stats.kstwo (exact KS law); docs/papers/gmm-testing.md §4.
 
     Parameters
     ----------
@@ -350,7 +350,7 @@ class CovarianceSpectral(Method):
     """Top eigenvalue of the sample covariance ``X^T X / n`` above the Marchenko-Pastur
     edge ``(1 + sqrt(d/n))^2``, Monte Carlo null.
 
-    Source: Johnstone, Ann. Statist. 29 (2001); shared/papers/gmm-testing.md §4.
+    Source: Johnstone, Ann. Statist. 29 (2001); docs/papers/gmm-testing.md §4.
 
     Parameters
     ----------

@@ -119,7 +119,7 @@ class PowerCurves(Report):
     with the predicted n at which the oracle Hermite test reaches power 0.9; and a table of
     the smallest grid n reaching power 0.9 per method.
 
-    Source: shared/papers/gmm-testing.md §5 (n_0.9 and its prediction
+    Source: docs/papers/gmm-testing.md §5 (n_0.9 and its prediction
     ``2.93 sqrt(2 C(d+m, m+1)) / lambda^2``).
 
     Returns
@@ -419,7 +419,7 @@ class NForPower(Report):
     """The n at which each test reaches power 0.9 against the dimension d (log-log), with
     95% intervals, fitted slopes and the closed form overlaid.
 
-    Source: shared/papers/gmm-testing.md §3.2 and §5: the oracle degree-(m+1) Hermite test
+    Source: docs/papers/gmm-testing.md §3.2 and §5: the oracle degree-(m+1) Hermite test
     needs ``n_0.9 = 2.93 sqrt(2 C(d+m, m+1)) / lambda^2`` (normal approximation), so ln n_0.9
     grows like ((m+1)/2) ln d for large d; Diakonikolas, Kane, Karmalkar, Lee, Pittas (ICML
     2025) for the d^Omega(m) lower bound.

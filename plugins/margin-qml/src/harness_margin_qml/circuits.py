@@ -1,7 +1,7 @@
 """The paper's circuits on the torch simulator: QCNN, StronglyEntanglingLayers, embeddings.
 
 Source: Hur & Park, ICML 2025, official code ``takh04/Q-margin`` (``QPR/models/QPR.py``,
-``model_utils.py``) as summarised in ``shared/papers/margin-qml.md`` §3; PennyLane templates
+``model_utils.py``) as summarised in ``docs/papers/margin-qml.md`` §3; PennyLane templates
 ``StronglyEntanglingLayers``, ``IQPEmbedding`` and ``AmplitudeEmbedding`` for the gate order.
 """
 

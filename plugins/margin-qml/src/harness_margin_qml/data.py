@@ -1,7 +1,7 @@
 """Data and output objects of the ``margin-qml`` task.
 
 Source: Hur & Park, ICML 2025 (arXiv 2411.06919); field meanings follow
-``shared/papers/margin-qml.md`` §2-§4.
+``docs/papers/margin-qml.md`` §2-§4.
 """
 
 from __future__ import annotations

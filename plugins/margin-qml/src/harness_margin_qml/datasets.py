@@ -1,7 +1,7 @@
 """Datasets of the ``margin-qml`` task: two spin-chain phase sets and binary digits.
 
 Source: Hur & Park, ICML 2025, ``QPR/data/data_gen_Cluster.py`` and ``NQE/data.py`` as
-summarised in ``shared/papers/margin-qml.md`` §2 and §6.
+summarised in ``docs/papers/margin-qml.md`` §2 and §6.
 """
 
 from __future__ import annotations

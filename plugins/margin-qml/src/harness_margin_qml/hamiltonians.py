@@ -2,7 +2,7 @@
 
 Source: Hur & Park, ICML 2025, official ``QPR/data/data_gen_Cluster.py`` (generalised cluster
 chain, phase lines J2 = J1 - 1, J2 = -J1 - 1, J2 = 1) and the TFIM set, as summarised in
-``shared/papers/margin-qml.md`` §2; fast exact diagonalisation with ``scipy.sparse.linalg.eigsh``.
+``docs/papers/margin-qml.md`` §2; fast exact diagonalisation with ``scipy.sparse.linalg.eigsh``.
 
 Ground states are cached on disk, one ``.npy`` per (model, n, J1, J2), under
 ``$HARNESS_CACHE_DIR/margin-qml`` (default ``~/.cache/harness/margin-qml``), never in the
