@@ -574,7 +574,7 @@ class Tracker:
             if not token:
                 return
 
-    def _latest_rows(self, experiment_id: str, with_data: bool = True) -> Iterator[dict]:
+    def _latest_rows(self, experiment_id: str) -> Iterator[dict]:
         """One row per cell hash: its latest complete run, whatever its status."""
         seen: set[str] = set()
         for run in self._search_cells(experiment_id):
@@ -583,27 +583,26 @@ class Tracker:
             if cell_hash in seen:
                 continue
             seen.add(cell_hash)
-            row = {"cell_hash": cell_hash, "status": tags.get("harness.status")}
-            if with_data:
-                row |= {
-                    "run_id": run.info.run_id,
-                    "experiment_id": run.info.experiment_id,
-                    "artifact_uri": run.info.artifact_uri,
-                    "reason": tags.get("harness.reason", ""),
-                    "plugin": tags.get("harness.plugin"),
-                    "plugin_version": tags.get("harness.plugin_version"),
-                    "dataset_plugin": tags.get("harness.dataset_plugin"),
-                    "git_commit": tags.get("mlflow.source.git.commit"),
-                    "start_time": run.info.start_time,
-                    **run.data.params,
-                    **run.data.metrics,
-                    **{
-                        f"skipped.{k.removeprefix('harness.skipped.')}": v
-                        for k, v in tags.items()
-                        if k.startswith("harness.skipped.")
-                    },
-                }
-            yield row
+            yield {
+                "cell_hash": cell_hash,
+                "status": tags.get("harness.status"),
+                "run_id": run.info.run_id,
+                "experiment_id": run.info.experiment_id,
+                "artifact_uri": run.info.artifact_uri,
+                "reason": tags.get("harness.reason", ""),
+                "plugin": tags.get("harness.plugin"),
+                "plugin_version": tags.get("harness.plugin_version"),
+                "dataset_plugin": tags.get("harness.dataset_plugin"),
+                "git_commit": tags.get("mlflow.source.git.commit"),
+                "start_time": run.info.start_time,
+                **run.data.params,
+                **run.data.metrics,
+                **{
+                    f"skipped.{k.removeprefix('harness.skipped.')}": v
+                    for k, v in tags.items()
+                    if k.startswith("harness.skipped.")
+                },
+            }
 
     def results(self, experiment_id: str, hashes: Iterable[str] | None = None) -> pd.DataFrame:
         """One row per cell: its **latest** complete run, whatever its status ("one truth
@@ -616,14 +615,9 @@ class Tracker:
         :param hashes: keep only these cells, in this order (a suite's cells in suite
             order); default every cell of the experiment, newest first.
         """
-        order = list(dict.fromkeys(hashes)) if hashes is not None else None
-        rows = {
-            row["cell_hash"]: row
-            for row in self._latest_rows(experiment_id)
-            if order is None or row["cell_hash"] in set(order)
-        }
-        if order is not None:
-            rows = {h: rows[h] for h in order if h in rows}
+        rows = {row["cell_hash"]: row for row in self._latest_rows(experiment_id)}
+        if hashes is not None:
+            rows = {h: rows[h] for h in dict.fromkeys(hashes) if h in rows}
         import pandas as pd
 
         return pd.DataFrame(list(rows.values()))
