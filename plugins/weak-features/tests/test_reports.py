@@ -41,30 +41,61 @@ def _results():
     return pd.DataFrame(rows)
 
 
+def _legend_texts(fig):
+    return [t.get_text() for t in fig.legends[0].get_texts()]
+
+
 def test_error_vs_epsilon_means_per_seed_and_no_stand_in_bound():
     out = ErrorVsEpsilon().build(_results(), {})
     table = out["error-vs-epsilon-table"]
     assert isinstance(out["error-vs-epsilon"], Figure)
     syn = table[table["dataset"] == "synthetic"].set_index("epsilon")
     assert syn.loc[0.4, "error"] == pytest.approx(1 - (0.8 - 0.1 + 0.01))  # mean seed offset
-    # The paper's bound is not computable offline: no column or line stands in for it.
+    # Without the wfl-bound metric logged, no column, panel or line stands in for the bound.
     assert not [c for c in table.columns if "bound" in c or "plus" in c]
-    ax = out["error-vs-epsilon"].axes[0]
-    assert [t.get_text() for t in ax.get_legend().get_texts()] == [
-        "affairs, h = logistic",
-        "synthetic, h = logistic",
-    ]  # one line per dataset, none for a bound
+    fig = out["error-vs-epsilon"]
+    assert len(fig.axes) == 1
+    assert _legend_texts(fig) == ["affairs, h = logistic", "synthetic, h = logistic"]
+    ax = fig.axes[0]
     assert "ε" in ax.get_xlabel() and "error" in ax.get_ylabel()
     per_seed = out["error-vs-epsilon-per-seed"]
     assert len(per_seed) == 2 * 3 * 3  # datasets x epsilons x seeds, one row per cell
 
 
+def test_error_vs_epsilon_draws_the_bound_beside_the_logistic_loss():
+    res = _results()
+    emu = res["method"] == "emulated-estimator"
+    eps = res["method.epsilon"].astype(float)
+    res.loc[emu, "logistic-loss"] = 0.5 + eps[emu] / 4
+    res.loc[emu, "wfl-bound.bound"] = 2.0 + 10 * eps[emu]
+    res.loc[emu, "wfl-bound.complexity"] = 2.0
+    res.loc[emu, "wfl-bound.estimation"] = 10 * eps[emu]
+    # One cell above its bound (seed 2, synthetic, eps 0): the table must count it.
+    bad = emu & (res["seed"] == 2) & (res["dataset"] == "synthetic") & (eps == 0.0)
+    res.loc[bad, "logistic-loss"] = 2.5
+    out = ErrorVsEpsilon().build(res, {})
+    table = out["error-vs-epsilon-table"].set_index(["dataset", "epsilon"])
+    assert table.loc[("synthetic", 0.0), "seeds_above_bound"] == 1
+    assert table.loc[("affairs", 0.0), "seeds_above_bound"] == 0
+    assert table.loc[("affairs", 0.4), "bound"] == pytest.approx(6.0)
+    assert table.loc[("affairs", 0.4), "logistic_loss"] == pytest.approx(0.6)
+    per_seed = out["error-vs-epsilon-per-seed"]
+    assert {"logistic_loss", "bound", "complexity", "estimation"} <= set(per_seed.columns)
+    fig = out["error-vs-epsilon"]
+    assert len(fig.axes) == 2
+    right = fig.axes[1]
+    assert right.get_yscale() == "log" and "logistic loss" in right.get_ylabel()
+    drawn = [line.get_ydata() for line in right.get_lines() if line.get_linestyle() == ":"]
+    assert any(np.allclose(y, [2.0, 4.0, 6.0]) for y in drawn)  # the bound, per epsilon
+    # The 0-1 error panel carries no bound.
+    assert all(line.get_linestyle() != ":" for line in fig.axes[0].get_lines())
+
+
 def test_error_vs_epsilon_legend_outside_axes():
     fig = ErrorVsEpsilon().build(_results(), {})["error-vs-epsilon"]
-    ax = fig.axes[0]
     fig.canvas.draw()
-    legend = ax.get_legend().get_window_extent()
-    assert legend.x0 >= ax.get_window_extent().x1  # right of the data area
+    legend = fig.legends[0].get_window_extent()
+    assert all(legend.x0 >= ax.get_window_extent().x1 for ax in fig.axes)  # right of the data
 
 
 def test_paired_gain_pairs_by_seed():

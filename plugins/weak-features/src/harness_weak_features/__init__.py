@@ -44,13 +44,16 @@ def harness_methods() -> list[type]:
 
 @hookimpl
 def harness_metrics() -> list[type]:
-    """Downstream accuracy, balanced accuracy, AUC, WF accuracy and oracle gap."""
+    """Downstream accuracy, balanced accuracy, AUC, logistic loss, WF accuracy, oracle gap and
+    the paper's bound on the logistic loss."""
     return [
         metrics.Accuracy,
         metrics.BalancedAccuracy,
         metrics.Auc,
+        metrics.LogisticLoss,
         metrics.WfAccuracy,
         metrics.OracleGap,
+        metrics.WflBound,
     ]
 
 

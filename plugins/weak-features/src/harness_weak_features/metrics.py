@@ -1,16 +1,27 @@
-"""Metrics of the ``weak-features`` task: downstream accuracy, AUC, WF-estimation accuracy.
+"""Metrics of the ``weak-features`` task: downstream accuracy, AUC, logistic loss, WF-estimation
+accuracy, and the paper's bound on the logistic loss.
 
 scikit-learn is imported inside ``compute`` so that registering the plugin stays light.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from harness import Metric, Skip
 from harness_weak_features.data import WeakData, WeakOutput
 
-__all__ = ["Accuracy", "Auc", "BalancedAccuracy", "OracleGap", "WfAccuracy"]
+__all__ = [
+    "Accuracy",
+    "Auc",
+    "BalancedAccuracy",
+    "LogisticLoss",
+    "OracleGap",
+    "WfAccuracy",
+    "WflBound",
+]
 
 TASK = "weak-features"
 
@@ -140,3 +151,110 @@ class OracleGap(Metric):
 
         oracle = Oracle().run(data, Oracle.Params(), 0)
         return _accuracy(data, oracle) - _accuracy(data, output)
+
+
+class LogisticLoss(Metric):
+    """Mean logistic loss of h on the test rows, ``mean(ln(1 + exp(-y' z)))``, y' in {-1, +1}.
+
+    Source: Sugiyama & Uchida, ICML 2025, the risk ``R_{g,l}(f)`` their bound is about, with
+    ``l`` the logistic loss (``pred_loss='logistic'``, ``torch.nn.SoftMarginLoss`` in the
+    authors' ``codes_discrete``). Equal to the cross-entropy ``-mean(ln p(y | x))`` of the
+    predicted probability, natural logarithm; probabilities are clipped to [1e-12, 1 - 1e-12].
+
+    Returns
+    -------
+    float
+        >= 0, in nats, lower is better; ln 2 = 0.693 for a constant 1/2 prediction.
+    """
+
+    name = "logistic-loss"
+    task = TASK
+    higher_is_better = False
+
+    def compute(self, data: WeakData, output: WeakOutput) -> float:
+        """Test-row mean of ``-ln p(y_test)``."""
+        p = np.clip(np.asarray(output.y_score, dtype=np.float64), 1e-12, 1.0 - 1e-12)
+        return float(-np.mean(np.where(data.y_test == 1, np.log(p), np.log1p(-p))))
+
+
+class WflBound(Metric):
+    """The paper's upper bound on the test logistic loss, evaluated on this cell.
+
+    Source: Sugiyama & Uchida, ICML 2025, bound as computed by the authors' ``calc_bound.ipynb``
+    (:func:`harness_weak_features.bound.wfl_risk_bound`; equation number not known here). The
+    bound is for a label model on ``[x_o, one-hot(v_hat)]`` with estimators g_j fixed
+    independently of the training rows (the paper's emulated estimator); for other methods the
+    same expression is evaluated, but the theory does not cover it.
+
+    Plug-ins: ``n`` = training rows; ``d`` = ``d_o + sum_j K_j``; ``X^2`` = largest
+    ``||x_o||^2`` over train and test rows plus J (each one-hot block has norm 1), a sample
+    maximum standing in for the instance-space supremum; ``R_{01,j}(g_j)`` = measured share of
+    wrong test-row estimates of weak feature j.
+
+    Parameters
+    ----------
+    delta, loss_bound, weight_norm, best_risk : float
+        As in :func:`~harness_weak_features.bound.wfl_risk_bound`; the defaults are the
+        authors' (1e-4, U_l = 2, B = 1, R* = 0). B = 1 is not enforced on the trained h (nor
+        in the authors' experiments).
+
+    Returns
+    -------
+    dict of float
+        ``bound`` (nats), ``complexity`` and ``estimation`` (its two parts, nats) and
+        ``est-error-sum`` (sum over weak features of the measured estimation error rates).
+
+    Raises
+    ------
+    Skip
+        For methods that do not estimate the weak features.
+    """
+
+    name = "wfl-bound"
+    task = TASK
+    higher_is_better = None
+
+    @dataclass
+    class Params:
+        delta: float = 1e-4
+        loss_bound: float = 2.0
+        weight_norm: float = 1.0
+        best_risk: float = 0.0
+
+        def __post_init__(self) -> None:
+            if not 0.0 < self.delta < 1.0:
+                raise ValueError(f"delta must be in (0, 1), got {self.delta}")
+            if self.loss_bound <= 0 or self.weight_norm < 0 or self.best_risk < 0:
+                raise ValueError(
+                    "loss_bound must be > 0, weight_norm and best_risk >= 0, got "
+                    f"{self.loss_bound}, {self.weight_norm}, {self.best_risk}"
+                )
+
+    def compute(self, data: WeakData, output: WeakOutput) -> dict[str, float]:
+        """Evaluate the bound with this cell's n, d, X^2 and measured estimation errors."""
+        from harness_weak_features.bound import wfl_risk_bound
+
+        if output.v_hat_test is None:
+            raise Skip("this method does not estimate the weak features")
+        rates = np.mean(output.v_hat_test != data.v_test, axis=0)
+        norm_sq = max(
+            float(np.max(np.sum(data.x_train**2, axis=1))),
+            float(np.max(np.sum(data.x_test**2, axis=1))),
+        )
+        p = self.params
+        terms = wfl_risk_bound(
+            n=len(data.y_train),
+            est_error_rates=rates.tolist(),
+            input_dim=data.x_train.shape[1] + sum(data.n_levels),
+            input_norm_sq=norm_sq + data.n_weak,
+            delta=p.delta,
+            loss_bound=p.loss_bound,
+            weight_norm=p.weight_norm,
+            best_risk=p.best_risk,
+        )
+        return {
+            "bound": terms.bound,
+            "complexity": terms.complexity,
+            "estimation": terms.estimation,
+            "est-error-sum": terms.est_error_sum,
+        }
