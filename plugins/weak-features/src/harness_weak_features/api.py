@@ -33,6 +33,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness import Method, Skip
+from harness_weak_features.bound import BoundTerms, wfl_risk_bound
 from harness_weak_features.corruption import (
     complementary_transition,
     corrupt,
@@ -43,6 +44,7 @@ from harness_weak_features.observation import estimated_likelihood
 
 __all__ = [
     "WEAK_KINDS",
+    "BoundTerms",
     "Method",
     "Skip",
     "WeakData",
@@ -54,6 +56,7 @@ __all__ = [
     "posterior",
     "symmetric_transition",
     "weak_nll",
+    "wfl_risk_bound",
 ]
 
 

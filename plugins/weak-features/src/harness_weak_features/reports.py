@@ -147,22 +147,39 @@ class ErrorVsEpsilon(Report):
         }
 
 
+def _short_dataset(name: str) -> str:
+    """``adult[a,b,c,d]`` -> ``adult[4 weak columns]`` for legends; short names unchanged."""
+    if "[" in name and name.endswith("]"):
+        base, inner = name[:-1].split("[", 1)
+        if inner.count(",") >= 2:
+            return f"{base}[{inner.count(',') + 1} weak columns]"
+    return name
+
+
 def _epsilon_figure(table: pd.DataFrame, has_bound: bool):
-    """Left: 0-1 error against epsilon. Right (with the bound): logistic loss and bound."""
+    """Left: 0-1 error against epsilon. Right (with the bound): logistic loss and bound.
+
+    Colour: dataset; line style: label model h (solid logistic, dashed MLP); the bound (dotted,
+    triangles) depends on the data and the estimates, not on h, so it is drawn once per
+    dataset (mean over the label models' cells).
+    """
     plt = _pyplot()
+    from matplotlib.lines import Line2D
+
     ncols = 2 if has_bound else 1
     fig, axes = plt.subplots(1, ncols, figsize=(7.5 + 4.5 * (ncols - 1), 4), squeeze=False)
-    groups = list(table.groupby(["dataset", "label_model"]))
-    for i, ((dataset, label_model), part) in enumerate(groups):
-        style = {"color": f"C{i % 10}", "ls": "-" if label_model == "logistic" else "--"}
-        label = f"{dataset}, h = {label_model}"
+    datasets = sorted(table["dataset"].unique())
+    colour = {d: f"C{i % 10}" for i, d in enumerate(datasets)}
+    dashes = {"logistic": "-", "mlp": "--"}
+    for (dataset, label_model), part in table.groupby(["dataset", "label_model"]):
+        style = {"color": colour[dataset], "ls": dashes.get(label_model, "-.")}
         axes[0, 0].errorbar(
             part["epsilon"],
             part["error"],
             yerr=part["ci95"].fillna(0.0),
             marker="o",
             capsize=3,
-            label=label,
+            label=f"{_short_dataset(dataset)}, h = {label_model}",
             **style,
         )
         if has_bound:
@@ -174,25 +191,32 @@ def _epsilon_figure(table: pd.DataFrame, has_bound: bool):
                 capsize=3,
                 **style,
             )
+    if has_bound:
+        for dataset, part in table.groupby("dataset"):
+            bound = part.groupby("epsilon")["bound"].mean()
             axes[0, 1].plot(
-                part["epsilon"], part["bound"], marker="^", color=style["color"], ls=":", lw=1.5
+                bound.index, bound.to_numpy(), marker="^", color=colour[dataset], ls=":", lw=1.5
             )
     ax = axes[0, 0]
     ax.set_xlabel("WF-estimation error rate ε (fraction of wrong values)")
     ax.set_ylabel("downstream test error (1 − accuracy)")
     ax.set_title("Downstream 0-1 error (mean, 95% CI over seeds)", fontsize=10)
+    handles, labels = ax.get_legend_handles_labels()
     if has_bound:
         ax = axes[0, 1]
         ax.set_yscale("log")
         ax.set_xlabel("WF-estimation error rate ε (fraction of wrong values)")
         ax.set_ylabel("test logistic loss (nats), log scale")
         ax.set_title(
-            "Logistic loss (markers o, 95% CI) and the paper's bound\n"
-            "(dotted, triangles: δ = 1e-4, B = 1, U_l = 2, R* = 0)",
+            "Test logistic loss (o, 95% CI) and the paper's bound on it\n"
+            "(dotted ▲; authors' constants δ = 1e-4, B = 1, U_l = 2, R* = 0)",
             fontsize=10,
         )
+        handles.append(Line2D([], [], color="grey", ls=":", marker="^"))
+        labels.append("bound (one per dataset)")
     fig.legend(
-        *axes[0, 0].get_legend_handles_labels(),
+        handles,
+        labels,
         loc="upper left",
         bbox_to_anchor=(0.99, 0.95),
         fontsize=8,
