@@ -24,7 +24,7 @@ def test_registration_imports_no_heavy_library(module):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     count, heavy = out.stdout.strip().split(" ", 1)
-    assert int(count) == 18  # 3 datasets, 4 methods, 10 metrics, 1 report
+    assert int(count) == 20  # 3 datasets, 6 methods, 10 metrics, 1 report
     assert heavy == "[]", f"importing {module} pulled in {heavy}"
 
 

@@ -8,7 +8,14 @@ from __future__ import annotations
 
 from harness import hookimpl
 from harness_margin_qml.datasets import ClusterPhases, DigitsBinary, TfimPhases
-from harness_margin_qml.methods import NQE, IQPEmbedding, QCNNMethod, StronglyEntanglingMethod
+from harness_margin_qml.methods import (
+    NQE,
+    IQPEmbedding,
+    QCNNGroupMethod,
+    QCNNMethod,
+    StronglyEntanglingGroupMethod,
+    StronglyEntanglingMethod,
+)
 from harness_margin_qml.metrics import (
     EffectiveParameters,
     GeneralizationGap,
@@ -31,7 +38,14 @@ def harness_datasets():
 
 @hookimpl
 def harness_methods():
-    return [QCNNMethod, StronglyEntanglingMethod, IQPEmbedding, NQE]
+    return [
+        QCNNMethod,
+        StronglyEntanglingMethod,
+        QCNNGroupMethod,
+        StronglyEntanglingGroupMethod,
+        IQPEmbedding,
+        NQE,
+    ]
 
 
 @hookimpl

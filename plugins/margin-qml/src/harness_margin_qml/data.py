@@ -11,7 +11,7 @@ from typing import Literal
 
 import numpy as np
 
-__all__ = ["QMLData", "QNNOutput"]
+__all__ = ["QMLData", "QNNGroupOutput", "QNNOutput"]
 
 
 def _check_finite(obj: object, fields: tuple[str, ...]) -> None:
@@ -151,3 +151,57 @@ class QNNOutput:
                 f"theta_init {np.shape(self.theta_init)} and theta_final "
                 f"{np.shape(self.theta_final)} must have one shape"
             )
+
+
+@dataclass(frozen=True)
+class QNNGroupOutput(QNNOutput):
+    """Several trained classifiers from one group cell (one batched simulation).
+
+    A group cell (``qcnn-group``, ``strongly-entangling-group``) trains one model per entry
+    of its ``layers`` list on the cell's data and seed; ``members[k]`` is the model keyed
+    ``keys[k]`` (``"L1"``, ``"L3"``, ...) and equals what the single-model cell with that
+    ``layers`` and the same seed returns (``tests/test_batched.py``). The inherited fields
+    repeat ``members[0]`` so that code reading a plain :class:`QNNOutput` sees a valid
+    model; this task's metrics score every member (keys ``"<key>"`` or ``"<key>.<sub>"``).
+
+    Attributes
+    ----------
+    members : tuple of QNNOutput
+    keys : tuple of str
+        One per member, unique.
+    """
+
+    members: tuple[QNNOutput, ...] = ()
+    keys: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        """Validate as :class:`QNNOutput`, plus one unique key per member.
+
+        Raises
+        ------
+        ValueError
+            If ``members`` is empty, or ``keys`` are not one unique string per member.
+        """
+        super().__post_init__()
+        if not self.members:
+            raise ValueError("QNNGroupOutput.members must hold at least one model")
+        if len(self.keys) != len(self.members) or len(set(self.keys)) != len(self.keys):
+            raise ValueError(
+                f"QNNGroupOutput.keys must be one unique key per member, got {self.keys}"
+            )
+
+    @classmethod
+    def of(cls, members: list[QNNOutput], keys: list[str]) -> QNNGroupOutput:
+        """Build from member outputs and their keys (inherited fields from ``members[0]``)."""
+        if not members:
+            raise ValueError("QNNGroupOutput.members must hold at least one model")
+        first = members[0]
+        return cls(
+            train_probs=first.train_probs,
+            test_probs=first.test_probs,
+            theta_init=first.theta_init,
+            theta_final=first.theta_final,
+            loss=first.loss,
+            members=tuple(members),
+            keys=tuple(keys),
+        )

@@ -5,16 +5,23 @@ Source: Hur & Park, ICML 2025, official ``QPR/models/QPR.py`` and ``NQE/`` (pape
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
 from harness import Method, Skip
-from harness_margin_qml.data import QMLData, QNNOutput
+from harness_margin_qml.data import QMLData, QNNGroupOutput, QNNOutput
 
 # torch and the simulator are imported inside ``run`` (``_engine``), so that registering the
 # plugin stays light (issue 20).
 
-__all__ = ["NQE", "IQPEmbedding", "QCNNMethod", "StronglyEntanglingMethod"]
+__all__ = [
+    "NQE",
+    "IQPEmbedding",
+    "QCNNGroupMethod",
+    "QCNNMethod",
+    "StronglyEntanglingGroupMethod",
+    "StronglyEntanglingMethod",
+]
 
 _FAST = {"max_steps": 5, "window": 2}
 
@@ -31,9 +38,13 @@ class _TrainParams:
     n_threads: int = 1
 
     def __post_init__(self) -> None:
-        for field in ("layers", "max_steps", "window", "n_threads"):
-            if getattr(self, field) < 1:
-                raise ValueError(f"{field} must be >= 1, got {getattr(self, field)}")
+        for name in ("layers", "max_steps", "window", "n_threads"):
+            value = getattr(self, name)
+            values = value if isinstance(value, list) else [value]
+            if not values or any(v < 1 for v in values):
+                raise ValueError(f"{name} must be >= 1, got {value}")
+        if isinstance(self.layers, list) and len(set(self.layers)) != len(self.layers):
+            raise ValueError(f"layers must not repeat a depth, got {self.layers}")
         if self.lr <= 0:
             raise ValueError(f"lr must be > 0, got {self.lr}")
 
@@ -138,6 +149,103 @@ class StronglyEntanglingMethod(Method):
         ansatz = circuits.StronglyEntangling(data.n_qubits, params.layers)
         with torch_threads(params.n_threads):
             return _engine.train(ansatz, circuits.amplitude_states, data, params, seed)
+
+
+def _paper_layers() -> list[int]:
+    return [1, 3, 5, 7, 9]
+
+
+_FAST_GROUP = {**_FAST, "layers": [2, 1]}
+
+
+def _run_group(name: str, data: QMLData, params, make, seed: int) -> QNNGroupOutput:
+    _amplitude(data, name)
+    from harness_margin_qml import _engine, circuits
+    from harness_margin_qml.training import torch_threads
+
+    ansatze = [make(circuits, data.n_qubits, layers) for layers in params.layers]
+    with torch_threads(params.n_threads):
+        members = _engine.train_group(ansatze, circuits.amplitude_states, data, params, seed)
+    return QNNGroupOutput.of(members, [f"L{layers}" for layers in params.layers])
+
+
+class QCNNGroupMethod(Method):
+    """The QCNNs of several depths L, trained on one cell's data as one batched simulation.
+
+    Source: as ``qcnn`` (Hur & Park, ICML 2025, papers file §3); batching is this plugin's
+    (:func:`harness_margin_qml._engine.train_group`). Member ``L<k>`` equals the ``qcnn``
+    cell with ``layers = k`` and the same seed and other params (tested to 1e-10 in
+    complex128), so one group cell stands for ``len(layers)`` single cells; the report
+    expands it into one row per model.
+
+    Parameters
+    ----------
+    layers : list of int, default=[1, 3, 5, 7, 9]
+        The depths L of the members (distinct).
+    shared, lr, max_steps, window, loss, batch_size, precision, n_threads
+        As for ``qcnn``.
+
+    Returns
+    -------
+    QNNGroupOutput
+        One member per entry of ``layers``, keyed ``"L<k>"``.
+
+    Raises
+    ------
+    Skip
+        On classical-feature data.
+    """
+
+    name = "qcnn-group"
+    task = "margin-qml"
+    test_params: ClassVar[dict] = _FAST_GROUP
+
+    @dataclass
+    class Params(_TrainParams):
+        layers: list[int] = field(default_factory=_paper_layers)
+        shared: bool = False
+
+    def run(self, data: QMLData, params: QCNNGroupMethod.Params, seed: int) -> QNNGroupOutput:
+        return _run_group(
+            self.name, data, params, lambda c, n, k: c.QCNN(n, k, params.shared), seed
+        )
+
+
+class StronglyEntanglingGroupMethod(Method):
+    """StronglyEntanglingLayers of several depths L, trained as one batched simulation.
+
+    Source: as ``strongly-entangling`` (Hur & Park, ICML 2025, papers file §3); batching as
+    in ``qcnn-group``. Member ``L<k>`` equals the ``strongly-entangling`` cell with
+    ``layers = k`` and the same seed.
+
+    Parameters
+    ----------
+    layers : list of int, default=[1, 3, 5, 7, 9]
+    lr, max_steps, window, loss, batch_size, precision, n_threads
+        As for ``qcnn``.
+
+    Returns
+    -------
+    QNNGroupOutput
+
+    Raises
+    ------
+    Skip
+        On classical-feature data.
+    """
+
+    name = "strongly-entangling-group"
+    task = "margin-qml"
+    test_params: ClassVar[dict] = _FAST_GROUP
+
+    @dataclass
+    class Params(_TrainParams):
+        layers: list[int] = field(default_factory=_paper_layers)
+
+    def run(
+        self, data: QMLData, params: StronglyEntanglingGroupMethod.Params, seed: int
+    ) -> QNNGroupOutput:
+        return _run_group(self.name, data, params, lambda c, n, k: c.StronglyEntangling(n, k), seed)
 
 
 def _features(data: QMLData, name: str) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from harness import Metric, Skip
-from harness_margin_qml.data import QMLData, QNNOutput
+from harness_margin_qml.data import QMLData, QNNGroupOutput, QNNOutput
 
 __all__ = [
     "EffectiveParameters",
@@ -53,11 +53,33 @@ def margins(probs: np.ndarray, y: np.ndarray) -> np.ndarray:
     return own - others.max(axis=1)
 
 
+class _ModelMetric(Metric):
+    """A metric of one trained model; on a :class:`QNNGroupOutput` it scores every member
+    and returns ``{"<key>": value}`` (or ``{"<key>.<sub>": value}`` for several values), so
+    a group cell logs ``<metric>.<key>`` columns that the report turns back into one row per
+    model."""
+
+    def value(self, data: QMLData, output: QNNOutput) -> float | dict[str, float]:
+        raise NotImplementedError
+
+    def compute(self, data: QMLData, output: QNNOutput) -> float | dict[str, float]:
+        if not isinstance(output, QNNGroupOutput):
+            return self.value(data, output)
+        out: dict[str, float] = {}
+        for key, member in zip(output.keys, output.members, strict=True):
+            v = self.value(data, member)
+            if isinstance(v, dict):
+                out |= {f"{key}.{sub}": x for sub, x in v.items()}
+            else:
+                out[key] = v
+        return out
+
+
 def _accuracy(probs: np.ndarray, y: np.ndarray) -> float:
     return float(np.mean(np.argmax(probs, axis=1) == y))
 
 
-class TrainAccuracy(Metric):
+class TrainAccuracy(_ModelMetric):
     """Fraction of training points whose most probable class is their (noisy) label.
 
     Source: Hur & Park, ICML 2025, ``score_and_margins``. In [0, 1], higher is better.
@@ -67,11 +89,11 @@ class TrainAccuracy(Metric):
     task = "margin-qml"
     higher_is_better = True
 
-    def compute(self, data: QMLData, output: QNNOutput) -> float:
+    def value(self, data: QMLData, output: QNNOutput) -> float:
         return _accuracy(output.train_probs, data.y_train)
 
 
-class TestAccuracy(Metric):
+class TestAccuracy(_ModelMetric):
     """Fraction of test points whose most probable class is their label (noisy, as in the paper).
 
     Source: Hur & Park, ICML 2025, ``score_and_margins``. In [0, 1], higher is better.
@@ -81,11 +103,11 @@ class TestAccuracy(Metric):
     task = "margin-qml"
     higher_is_better = True
 
-    def compute(self, data: QMLData, output: QNNOutput) -> float:
+    def value(self, data: QMLData, output: QNNOutput) -> float:
         return _accuracy(output.test_probs, data.y_test)
 
 
-class GeneralizationGap(Metric):
+class GeneralizationGap(_ModelMetric):
     """Generalisation gap g = train accuracy - test accuracy.
 
     Source: Hur & Park, ICML 2025, §5 (the quantity the measures should predict).
@@ -96,13 +118,13 @@ class GeneralizationGap(Metric):
     task = "margin-qml"
     higher_is_better = False
 
-    def compute(self, data: QMLData, output: QNNOutput) -> float:
+    def value(self, data: QMLData, output: QNNOutput) -> float:
         return _accuracy(output.train_probs, data.y_train) - _accuracy(
             output.test_probs, data.y_test
         )
 
 
-class MarginMean(Metric):
+class MarginMean(_ModelMetric):
     """Mean signed training margin (before zeroing misclassified margins).
 
     Source: Hur & Park, ICML 2025, ``score_and_margins`` ("Margin Mean"). In [-1, 1].
@@ -112,16 +134,16 @@ class MarginMean(Metric):
     task = "margin-qml"
     higher_is_better = True
 
-    def compute(self, data: QMLData, output: QNNOutput) -> float:
+    def value(self, data: QMLData, output: QNNOutput) -> float:
         return float(margins(output.train_probs, data.y_train).mean())
 
 
-class _MarginQuantile(Metric):
+class _MarginQuantile(_ModelMetric):
     q: float = 0.5
     higher_is_better = True
     task = "margin-qml"
 
-    def compute(self, data: QMLData, output: QNNOutput) -> float:
+    def value(self, data: QMLData, output: QNNOutput) -> float:
         d = margins(output.train_probs, data.y_train)
         d = np.where(d > 0, d, 0.0)  # misclassified margins set to 0, as the official code
         return float(np.quantile(d, self.q))  # linear interpolation = torch.quantile
@@ -158,7 +180,7 @@ class MarginQ75(_MarginQuantile):
     q = 0.75
 
 
-class ParameterCount(Metric):
+class ParameterCount(_ModelMetric):
     """μ_param: number of trainable circuit angles.
 
     Source: Hur & Park, ICML 2025, ``get_mu_params``. Count, unitless; no direction.
@@ -167,11 +189,11 @@ class ParameterCount(Metric):
     name = "parameter-count"
     task = "margin-qml"
 
-    def compute(self, data: QMLData, output: QNNOutput) -> float:
+    def value(self, data: QMLData, output: QNNOutput) -> float:
         return float(output.theta_final.size)
 
 
-class EffectiveParameters(Metric):
+class EffectiveParameters(_ModelMetric):
     """μ_eff: number of angles that moved more than 0.1 and more than 0.01 rad in training.
 
     Source: Hur & Park, ICML 2025, ``get_mu_params`` (μ_eff10, μ_eff100). Counts, unitless.
@@ -181,7 +203,7 @@ class EffectiveParameters(Metric):
     name = "effective-parameters"
     task = "margin-qml"
 
-    def compute(self, data: QMLData, output: QNNOutput) -> dict[str, float]:
+    def value(self, data: QMLData, output: QNNOutput) -> dict[str, float]:
         moved = np.abs(output.theta_final - output.theta_init)
         return {"above-0.1": float((moved > 0.1).sum()), "above-0.01": float((moved > 0.01).sum())}
 
@@ -204,7 +226,7 @@ def trace_distance(states: np.ndarray, y: np.ndarray) -> float:
     return float(0.5 * np.abs(np.linalg.eigvalsh(diff)).sum())
 
 
-class TraceDistance(Metric):
+class TraceDistance(_ModelMetric):
     """Trace distance between the two classes' average embedded training states.
 
     Source: Hur & Park, ICML 2025, §6 / Helstrom: the mean signed margin of any two-outcome
@@ -220,7 +242,7 @@ class TraceDistance(Metric):
     task = "margin-qml"
     higher_is_better = True
 
-    def compute(self, data: QMLData, output: QNNOutput) -> float:
+    def value(self, data: QMLData, output: QNNOutput) -> float:
         if output.train_states is None:
             raise Skip("trace-distance needs an embedding method's states (iqp-embedding, nqe)")
         if data.n_classes != 2:

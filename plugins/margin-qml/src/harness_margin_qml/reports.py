@@ -9,6 +9,7 @@ the excess MI with a family-wise permutation p-value (:mod:`harness_margin_qml.s
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
@@ -27,6 +28,7 @@ __all__ = [
     "MEASURES",
     "MarginCorrelation",
     "correlation_table",
+    "expand_groups",
     "histogram_mi",
     "margin_verdict",
     "measure_table",
@@ -158,8 +160,59 @@ def margin_verdict(
     }
 
 
+# ``<metric>.L<k>`` or ``<metric>.L<k>.<sub>``: a member of a group cell (QNNGroupOutput).
+_MEMBER = re.compile(r"^(?P<metric>[a-z0-9-]+)\.L(?P<layers>\d+)(?P<sub>\..+)?$")
+
+
+def expand_groups(results: pd.DataFrame) -> pd.DataFrame:
+    """One row per model: each group cell's row becomes one row per member.
+
+    A group cell (``qcnn-group``, ``strongly-entangling-group``) logs every metric of member
+    ``L<k>`` as ``<metric>.L<k>`` (``<metric>.L<k>.<sub>`` for several values). Its member
+    rows keep the cell's other columns, get the metric columns under their plain names,
+    ``method.layers = k``, ``method`` without the ``-group`` suffix (the member is exactly
+    the single-model cell) and ``group_cell`` = the group cell's hash.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        The harness results, one row per cell.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Single-model rows unchanged, then the member rows.
+    """
+    member_cols = {c: m for c in results.columns if (m := _MEMBER.match(str(c)))}
+    if not member_cols:
+        return results
+    is_group = results[list(member_cols)].notna().any(axis=1)
+    singles = results[~is_group].drop(columns=list(member_cols))
+    groups = results[is_group]
+    base = groups.drop(columns=list(member_cols))
+    parts = [singles]
+    for layers in sorted({int(m["layers"]) for m in member_cols.values()}):
+        cols = {
+            c: m["metric"] + (m["sub"] or "")
+            for c, m in member_cols.items()
+            if int(m["layers"]) == layers
+        }
+        values = groups[list(cols)].rename(columns=cols)
+        present = values.notna().any(axis=1)
+        part = base[present].copy()
+        for col in values:
+            part[col] = values.loc[present, col]
+        part["method.layers"] = layers
+        part["method"] = part["method"].astype(str).str.removesuffix("-group")
+        if "cell_hash" in part:
+            part["group_cell"] = part["cell_hash"]
+        parts.append(part)
+    return pd.concat(parts, ignore_index=True)
+
+
 def _prepare(results: pd.DataFrame) -> pd.DataFrame:
     df = results[results["status"] == "ok"].copy() if "status" in results else results.copy()
+    df = expand_groups(df)
     for column in [GAP, TEST] + [m[0] for m in MEASURES.values()]:
         if column in df:
             df[column] = pd.to_numeric(df[column], errors="coerce")

@@ -1,0 +1,408 @@
+"""Batched-over-models simulation of a group of circuits on one register, without per-gate
+permutation copies.
+
+Source: this plugin's engine (a reconstruction of standard statevector simulation, not the
+paper's code); the circuits are those of :mod:`harness_margin_qml.circuits` (Hur & Park,
+ICML 2025, papers file §3). Checked against the per-model simulator and PennyLane in
+``tests/test_batched.py`` and ``tests/test_gradients.py``.
+
+Layout ("ring" contraction). The states of ``M`` models are one tensor of shape
+``(M, B * 2**n)``: per model, a flat array whose axes are the batch axis (label ``BATCH``,
+size B) and the n wires (labels 0..n-1, size 2) in some *order*. A gate on the last ``k``
+axes of the order (matrix ``(M, d, d)``, ``d = 2**k``, first of those axes = high bit) is one
+batched matrix product ``G @ psi.view(M, R, d).T`` whose result ``(M, d, R)`` is contiguous:
+the acted-on axes move to the front of the order and no copy is made. Two-qubit blocks of
+one brickwork half-layer (disjoint pairs) are Kronecker-fused two at a time into 16x16
+matrices; Rot gates of StronglyEntanglingLayers four at a time. One permutation copy per
+half-layer (or per SEL layer) brings the next half-layer's wires to the end of the order,
+where the previous order cannot be reused. Models of different depths (L) are sorted by L,
+deepest first, so that the models taking part in a slot (a half-layer, or an SEL layer) are
+a prefix of the batch.
+
+The backward pass of the ring product is written by hand (:class:`RingApply`) so that it
+needs no copy either: ``grad_x = grad_out.T @ conj(G)``, ``grad_G = grad_out @ conj(x)``.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+from harness_margin_qml import circuits, sim
+
+__all__ = ["BATCH", "GroupCircuit", "RingApply", "group_slots"]
+
+BATCH = -1  # label of the batch axis in an order
+
+
+class RingApply(torch.autograd.Function):
+    """``out = G @ psi.view(M, R, d).transpose(1, 2)``: a gate on the last log2(d) axes.
+
+    Parameters (of ``apply``)
+    -------------------------
+    gate : torch.Tensor of complex, shape (M, d, d)
+    psi : torch.Tensor of complex, shape (M, S), S divisible by d
+    d : int
+
+    Returns
+    -------
+    torch.Tensor of complex, shape (M, S)
+        The acted-on axes are now the first (high) axes of each row.
+    """
+
+    @staticmethod
+    def forward(ctx, gate: torch.Tensor, psi: torch.Tensor, d: int) -> torch.Tensor:
+        m = psi.shape[0]
+        x = psi.reshape(m, -1, d)
+        ctx.save_for_backward(gate, x)
+        return torch.bmm(gate, x.transpose(1, 2)).reshape(m, -1)
+
+    @staticmethod
+    def backward(ctx, grad: torch.Tensor):
+        gate, x = ctx.saved_tensors
+        m, d = gate.shape[0], gate.shape[-1]
+        gy = grad.contiguous().view(m, d, -1)
+        g_gate = g_psi = None
+        if ctx.needs_input_grad[1]:
+            g_psi = torch.bmm(gy.transpose(1, 2), gate.conj().resolve_conj()).reshape(m, -1)
+        if ctx.needs_input_grad[0]:
+            g_gate = torch.bmm(gy, x.conj())
+        return g_gate, g_psi, None
+
+
+# -- plans ---------------------------------------------------------------------------------
+
+
+@dataclass
+class _Chunk:
+    width: int  # axes consumed from the end of the order
+    wires: tuple[int, ...]  # those axes, high bit first
+    comps: tuple[tuple[int, ...], ...]  # wires of each component gate, in axis order
+    sources: list[np.ndarray]  # per component: global gate index of each active model
+
+
+@dataclass
+class _Slot:
+    m: int  # active models: rows [0, m)
+    order: tuple[int, ...]  # order the active rows are brought to before the chunks
+    chunks: list[_Chunk]
+    diag_range: int = 0  # CZ ring range applied after the chunks (0: none)
+    final_order: tuple[int, ...] = ()
+
+
+@dataclass
+class _Plan:
+    slots: list[_Slot]
+    n_qubits: int
+    n_models: int
+    signatures: dict[tuple[int, ...], list[tuple[int, int]]] = field(default_factory=dict)
+
+
+def _chunk_suffix(order, gates, max_width):
+    """Chunks that consume ``gates`` (disjoint wire tuples) from the end of ``order``, or
+    None when a gate's wires are not a contiguous, correctly oriented run of the suffix."""
+    by_last = {g[-1]: g for g in gates}
+    pos, left, chunks, cur = len(order), len(gates), [], []
+    while left:
+        g = by_last.get(order[pos - 1]) if pos else None
+        if g is None or tuple(order[pos - len(g) : pos]) != g:
+            return None
+        if sum(len(c) for c in cur) + len(g) > max_width:
+            chunks.append(cur)
+            cur = []
+        cur.insert(0, g)
+        pos -= len(g)
+        left -= 1
+    chunks.append(cur)
+    return chunks
+
+
+def _fresh_order(n, gates):
+    used = {w for g in gates for w in g}
+    idle = [w for w in range(n) if w not in used]
+    return (BATCH, *idle, *(w for g in gates for w in g))
+
+
+def group_slots(ansatz) -> list[tuple[tuple, list[tuple[tuple[int, ...], int]], int]]:
+    """The circuit of one model as slots of commuting gates.
+
+    Parameters
+    ----------
+    ansatz : circuits.QCNN or circuits.StronglyEntangling
+
+    Returns
+    -------
+    list of (key, gates, diag_range)
+        ``key`` orders and aligns slots across models (QCNN: (level, repetition, half) and
+        finals; SEL: (layer,)); ``gates`` are (wires, gate index) with disjoint wires, two
+        wires (a U_SU4 block, index into the model's block matrices) or one (a Rot gate,
+        index layer·n + wire); ``diag_range`` the CZ ring range after the slot (SEL) or 0.
+
+    Raises
+    ------
+    TypeError
+        For another ansatz.
+    """
+    if isinstance(ansatz, circuits.QCNN):
+        return [(key, gates, 0) for key, gates in _qcnn_slots(ansatz)]
+    if isinstance(ansatz, circuits.StronglyEntangling):
+        n = ansatz.n_qubits
+        return [
+            ((layer,), [((w,), layer * n + w) for w in range(n)], layer % (n - 1) + 1)
+            for layer in range(ansatz.layers)
+        ]
+    raise TypeError(f"no group plan for {type(ansatz).__name__}")
+
+
+def _qcnn_slots(ansatz) -> list[tuple[tuple, list[tuple[tuple[int, int], int]]]]:
+    """Split ``qcnn_layout`` into runs of disjoint blocks of one group (a half-layer) keyed
+    (level, repetition, half); the final blocks are keyed (99, j, half), j counted from the
+    first final block, so that models of different L line up."""
+    n, layers = ansatz.n_qubits, ansatz.layers
+    n_rep_groups = layers * _n_levels(n)
+    out: list = []
+    cur: list = []
+    last, half = None, 0
+    for k, (a, b, g) in enumerate(ansatz.layout):
+        if cur and (g != last or any(w in (a, b) for ws, _ in cur for w in ws)):
+            out.append((_key(last, half, layers, n_rep_groups), cur))
+            half = half + 1 if g == last else 0
+            cur = []
+        cur.append(((a, b), g if ansatz.shared else k))
+        last = g
+    out.append((_key(last, half, layers, n_rep_groups), cur))
+    return out
+
+
+@functools.cache
+def _n_levels(n_qubits: int) -> int:
+    """Brickwork levels of the QCNN (see ``circuits.qcnn_layout``)."""
+    wires, level = list(range(n_qubits)), 0
+    while len(wires) > 2 and not (n_qubits == 10 and level == 2):
+        wires, level = wires[::2], level + 1
+    return level
+
+
+def _key(group: int, half: int, layers: int, n_rep_groups: int) -> tuple[int, int, int]:
+    if group < n_rep_groups:
+        return (group // layers, group % layers, half)
+    return (99, group - n_rep_groups, half)
+
+
+class GroupCircuit:
+    """Several models of one family (QCNN or StronglyEntanglingLayers) on ``n`` qubits,
+    simulated as one batch over models.
+
+    Parameters
+    ----------
+    ansatze : sequence of circuits.QCNN or circuits.StronglyEntangling
+        One per model; all of one class and one ``n_qubits``; QCNNs of one ``shared``.
+        Depths (``layers``) may differ.
+    max_width : int, default=4
+        Most wires fused into one matrix (d = 2**max_width).
+
+    Notes
+    -----
+    Call with states ``(M_in, B, 2**n)`` (``M_in`` = 1: the same states for every model)
+    and a list of angle tensors (one per model, shape ``(ansatz.n_params,)``); returns the
+    Born probabilities of ``wires`` for every model, ``(M, B, 2**len(wires))``, in the
+    order of ``ansatze``. ``active`` (a sequence of model indices) restricts the call to
+    those models (rows in that order).
+    """
+
+    def __init__(self, ansatze, max_width: int = 4):
+        ansatze = list(ansatze)
+        if not ansatze:
+            raise ValueError("ansatze must hold at least one model")
+        kinds = {type(a) for a in ansatze}
+        ns = {a.n_qubits for a in ansatze}
+        if len(kinds) != 1 or len(ns) != 1:
+            raise ValueError("a group holds models of one class and one n_qubits")
+        if isinstance(ansatze[0], circuits.QCNN) and len({a.shared for a in ansatze}) != 1:
+            raise ValueError("a QCNN group holds models of one 'shared' setting")
+        self.ansatze = ansatze
+        self._qcnn = isinstance(ansatze[0], circuits.QCNN)
+        self.n_qubits = ns.pop()
+        self.max_width = max_width
+        self.slots = [group_slots(a) for a in ansatze]
+        self._plans: dict[tuple[int, ...], _Plan] = {}
+
+    # -- planning -----------------------------------------------------------------------
+
+    def plan(self, active: tuple[int, ...]) -> _Plan:
+        """The slot plan of the models ``active`` (their rows in that order)."""
+        if active in self._plans:
+            return self._plans[active]
+        n = self.n_qubits
+        per_model = [{key: (g, d) for key, g, d in self.slots[i]} for i in active]
+        keys = sorted({k for s in per_model for k in s})
+        slots: list[_Slot] = []
+        parts = [(0, len(active), (BATCH, *range(n)))]  # (row start, row end, order)
+        for key in keys:
+            members = [j for j, s in enumerate(per_model) if key in s]
+            m = len(members)
+            if members != list(range(m)):
+                raise ValueError(
+                    "models taking part in a slot must be a prefix of the batch; sort the "
+                    "group by depth, deepest first"
+                )
+            gates_ref, diag = per_model[0][key]
+            wires = [g for g, _ in gates_ref]
+            for j in range(1, m):
+                if [g for g, _ in per_model[j][key][0]] != wires:
+                    raise ValueError(f"slot {key} acts on different wires in different models")
+            head = [p for p in parts if p[0] < m]
+            chunks = None
+            if len(head) == 1 and head[0][1] >= m:
+                chunks = _chunk_suffix(head[0][2], wires, self.max_width)
+                order = head[0][2]
+            if chunks is None:
+                order = _fresh_order(n, wires)
+                chunks = _chunk_suffix(order, wires, self.max_width)
+            index = {g: [per_model[j][key][0][wires.index(g)][1] for j in range(m)] for g in wires}
+            slot_chunks, cur = [], order
+            for comp in chunks:  # found from the end of the order: applied in this order
+                ws = tuple(w for g in comp for w in g)
+                slot_chunks.append(
+                    _Chunk(
+                        len(ws),
+                        ws,
+                        tuple(comp),
+                        [np.asarray(index[g], dtype=np.int64) for g in comp],
+                    )
+                )
+                cur = (*ws, *cur[: len(cur) - len(ws)])
+            slots.append(_Slot(m, order, slot_chunks, diag, cur))
+            rest = []
+            for start, end, o in parts:
+                if end > m:
+                    rest.append((max(start, m), end, o))
+            parts = [(0, m, cur), *rest]
+        plan = _Plan(slots, n, len(active))
+        self._plans[active] = plan
+        return plan
+
+    # -- execution ----------------------------------------------------------------------
+
+    def _offsets(self, active: tuple[int, ...]) -> list[int]:
+        """First row of each active model's gates in the stacked gate matrices."""
+        width = circuits.BLOCK_PARAMS if self._qcnn else 3
+        sizes = [self.ansatze[i].n_params // width for i in active]
+        return [int(x) for x in np.concatenate([[0], np.cumsum(sizes)[:-1]])]
+
+    def _gates(self, plan, thetas, active):
+        """Every chunk's matrix (m, d, d), built with one Kronecker pass per chunk shape."""
+        width = circuits.BLOCK_PARAMS if self._qcnn else 3
+        flat = torch.cat([thetas[i].reshape(-1, width) for i in active])
+        if self._qcnn:
+            mats = circuits.su4_blocks(flat)
+        else:
+            mats = sim.rot(flat[:, 0], flat[:, 1], flat[:, 2])
+        off = torch.as_tensor(self._offsets(active), dtype=torch.int64)
+        by_sig: dict[tuple[int, ...], list[_Chunk]] = {}
+        for slot in plan.slots:
+            for ch in slot.chunks:
+                by_sig.setdefault(tuple(len(c) for c in ch.comps), []).append(ch)
+        out: dict[int, torch.Tensor] = {}
+        for sig, chunks in by_sig.items():
+            comp_mats = []
+            for pos in range(len(sig)):
+                idx = np.concatenate([c.sources[pos] for c in chunks])
+                rows = np.concatenate([np.arange(len(c.sources[pos])) for c in chunks])
+                glob = off[torch.as_tensor(rows)] + torch.as_tensor(idx)
+                comp_mats.append(mats[glob])
+            g = comp_mats[0]
+            for h in comp_mats[1:]:
+                d = g.shape[-1] * h.shape[-1]
+                g = torch.einsum("nij,nkl->nikjl", g, h).reshape(-1, d, d)
+            sizes = [len(c.sources[0]) for c in chunks]
+            for c, piece in zip(chunks, g.split(sizes), strict=True):
+                out[id(c)] = piece
+        return out
+
+    def __call__(
+        self,
+        psi: torch.Tensor,
+        thetas: list[torch.Tensor],
+        wires: tuple[int, ...],
+        active: tuple[int, ...] | None = None,
+    ) -> torch.Tensor:
+        """Born probabilities ``(len(active), B, 2**len(wires))`` of the models ``active``.
+
+        Parameters
+        ----------
+        psi : torch.Tensor of complex, shape (1 or len(active), B, 2**n)
+            Input states, shared by every model (first axis 1) or one set per model.
+        thetas : list of torch.Tensor of float, one per model of the group
+            Shape ``(ansatz.n_params,)``; only the active models' entries are read.
+        wires : tuple of int
+            Readout wires (first = high bit).
+        active : tuple of int, optional
+            Model indices, deepest first (default: all, which must then be so sorted).
+        """
+        active = tuple(range(len(self.ansatze))) if active is None else tuple(active)
+        plan = self.plan(active)
+        n, batch = self.n_qubits, psi.shape[1]
+        m_all = len(active)
+        state = psi.reshape(psi.shape[0], -1).expand(m_all, -1)
+        parts = [(state, (BATCH, *range(n)))]  # row blocks in row order
+        gates = self._gates(plan, thetas, active)
+
+        def sizes(order):
+            return [batch if w == BATCH else 2 for w in order]
+
+        def to_order(x, src, dst):
+            if src == dst:
+                return x
+            perm = [1 + src.index(w) for w in dst]
+            return x.reshape(x.shape[0], *sizes(src)).permute(0, *perm).reshape(x.shape[0], -1)
+
+        for slot in plan.slots:
+            head, rest, taken = [], [], 0
+            for x, o in parts:
+                r = x.shape[0]
+                if taken >= slot.m:
+                    rest.append((x, o))
+                elif taken + r <= slot.m:
+                    head.append((x, o))
+                else:
+                    a, b = x.split([slot.m - taken, taken + r - slot.m])
+                    head.append((a, o))
+                    rest.append((b, o))
+                taken += r
+            if len(head) == 1:
+                x = to_order(head[0][0], head[0][1], slot.order)
+            else:
+                x = torch.cat([to_order(h, o, slot.order) for h, o in head])
+            for ch in slot.chunks:
+                x = RingApply.apply(gates[id(ch)], x, 2**ch.width)
+            if slot.diag_range:
+                diag = _cz_diag(n, slot.diag_range, slot.final_order, x.dtype)
+                x = (x.view(slot.m, *sizes(slot.final_order)) * diag).reshape(slot.m, -1)
+            parts = [(x, slot.final_order), *rest]
+        probs = []
+        for x, o in parts:
+            p = x.real**2 + x.imag**2
+            p = p.reshape(x.shape[0], *sizes(o))
+            drop = tuple(1 + k for k, w in enumerate(o) if w != BATCH and w not in wires)
+            p = p.sum(dim=drop) if drop else p
+            kept = [w for w in o if w == BATCH or w in wires]
+            p = p.permute(0, *(1 + kept.index(w) for w in (BATCH, *wires)))
+            probs.append(p.reshape(x.shape[0], batch, -1))
+        return probs[0] if len(probs) == 1 else torch.cat(probs)
+
+
+@functools.cache
+def _cz_diag_np(n: int, rng: int, order: tuple[int, ...]) -> np.ndarray:
+    diag = circuits._cz_ring_diagonal(n, rng).reshape([2] * n)
+    wire_order = [w for w in order if w != BATCH]
+    diag = diag.transpose(wire_order)
+    shape = [1 if w == BATCH else 2 for w in order]
+    return np.ascontiguousarray(diag).reshape(shape)
+
+
+def _cz_diag(n, rng, order, dtype):
+    return torch.as_tensor(_cz_diag_np(n, rng, order), dtype=dtype)
