@@ -165,14 +165,21 @@ def test_start_up_of_run_and_list(benchmark, full, probe_env, suite_file, new_st
 
 
 def test_two_jobs_on_cpu_bound_cells(benchmark, full, probe, suite_file, new_store):
-    """Time of the parallel part, -j 1 over -j 2, on cells that each burn CPU."""
+    """The parallel part, -j 1 over -j 2, on cells that each burn CPU: from the first
+    cell's start to the last cell's end (the cells' own wall-clock stamps), so the fixed
+    start and end of a run (store, parent run, forks) is left out, as the table asks."""
     n, seconds = (16, 0.25) if full else (4, 0.05)
     spin = f"{{name: spin, params: {{seconds: {seconds}}}}}"
 
+    def parallel_part(jobs: int) -> float:
+        results: list = []
+        suite = _suite(probe, suite_file, f"cpu-{jobs}", n, spin)
+        _run(suite, probe, new_store(), jobs, on_cell=lambda c, r: results.append(r))
+        assert len(results) == n
+        return (max(r.end_ms for r in results) - min(r.start_ms for r in results)) / 1000
+
     def measure():
-        one = _run(_suite(probe, suite_file, "cpu-1", n, spin), probe, new_store(), jobs=1)
-        two = _run(_suite(probe, suite_file, "cpu-2", n, spin), probe, new_store(), jobs=2)
-        return one / two
+        return parallel_part(1) / parallel_part(2)
 
     speedup = _once(benchmark, measure)
     record(f"-j 2 vs -j 1 on {n} CPU-bound cells of {seconds} s", f"{speedup:.2f}x", ">= 1.8x")

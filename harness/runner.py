@@ -380,7 +380,7 @@ def run_suite(
     except StoreError:
         for _, parent in parents.values():  # the runs opened before the refusal
             with contextlib.suppress(Exception):
-                tracker.client.delete_run(parent)
+                tracker.delete_run(parent)
         raise
     if force:
         reasons = Counter({"--force": len(todo)})

@@ -17,6 +17,7 @@ import io
 import json
 import logging
 import os
+import shutil
 import socket
 import sqlite3
 import subprocess
@@ -33,6 +34,7 @@ import numpy as np
 import yaml
 
 from harness.components import Curve
+from harness.sqlite_direct import DirectSqlite, RunRow, UnsupportedWriteError
 
 if TYPE_CHECKING:  # pandas loads when results are read (start-up of harness ui, server)
     import pandas as pd
@@ -219,10 +221,32 @@ class Tracker:
     def open(self) -> Tracker:
         """Open the store now (see :attr:`client`) and return this tracker.
 
+        An existing SQLite store of the pinned schema is opened without MLflow
+        (:mod:`harness.sqlite_direct`); any other store through MLflow's client.
+
         :raises StoreError: the store cannot be used (exit 2).
         """
-        _ = self.client
+        if self.direct is None:
+            _ = self.client
         return self
+
+    @property
+    def direct(self) -> DirectSqlite | None:
+        """The store read and written without MLflow (:mod:`harness.sqlite_direct`), or
+        ``None`` where MLflow's client must be used. Probed again once the client has
+        created a new store."""
+        if "_direct" not in self.__dict__ or (
+            self.__dict__["_direct"] is None and "client" in self.__dict__
+        ):
+            from harness.store import check_store
+
+            if _sqlite_path(self.uri) is not None:
+                check_store(self.uri)
+            self.__dict__["_direct"] = DirectSqlite.open(self.uri)
+            if self.__dict__["_direct"] is None and "client" not in self.__dict__:
+                self.__dict__.pop("_direct")  # the client may create it: look again then
+                return None
+        return self.__dict__["_direct"]
 
     @cached_property
     def client(self) -> Any:
@@ -253,6 +277,16 @@ class Tracker:
 
     def experiment_id(self, name: str, create: bool = False) -> str | None:
         """The id of experiment ``name``; created (artifacts under the store) if asked."""
+        location = f"{self.artifact_root}/{name}" if self.artifact_root else None
+        # MLflow 3's UI shows GenAI pages unless an experiment says it holds model runs.
+        tags = {"mlflow.experimentKind": "custom_model_development"}
+        if self.direct is not None:
+            with contextlib.suppress(UnsupportedWriteError):
+                found = self.direct.experiment(name)
+                if found is not None or not create:
+                    return None if found is None else found[0]
+                if location is not None:
+                    return self.direct.create_experiment(name, location, tags)
         experiment = self.client.get_experiment_by_name(name)
         if experiment is not None:
             return experiment.experiment_id
@@ -260,9 +294,6 @@ class Tracker:
             return None
         from mlflow.exceptions import MlflowException
 
-        location = f"{self.artifact_root}/{name}" if self.artifact_root else None
-        # MLflow 3's UI shows GenAI pages unless an experiment says it holds model runs.
-        tags = {"mlflow.experimentKind": "custom_model_development"}
         try:
             return self.client.create_experiment(name, artifact_location=location, tags=tags)
         except MlflowException:  # another process created it first (get-then-create race)
@@ -283,14 +314,12 @@ class Tracker:
         """
         from harness.errors import StoreError
 
-        mine = self.client.get_run(parent_id).info.start_time
         others = [p for p in self.running_suites(experiment_id) if p.run_id != parent_id]
         for other in others:
             if not other.alive:
                 continue
-            theirs = self.client.get_run(other.run_id).info.start_time
-            if theirs <= mine:
-                self.client.delete_run(parent_id)
+            if self._start_time(other.run_id) <= self._start_time(parent_id):
+                self.delete_run(parent_id)
                 raise StoreError(
                     f"This suite is already running in {self.display_uri}: {other.describe()}"
                     f" (run {other.run_id}). Nothing was run; wait for it to finish (or stop"
@@ -320,36 +349,79 @@ class Tracker:
         }
         if commit:
             tags["mlflow.source.git.commit"] = commit
-        run = self.client.create_run(
-            experiment_id, tags=tags, run_name=time.strftime(f"{suite.name}-%Y%m%d-%H%M%S")
-        )
+        name = time.strftime(f"{suite.name}-%Y%m%d-%H%M%S")
         params = {"suite": str(suite.path), "cells": str(len(suite.cells))}
         params |= {k: str(v) for k, v in settings.items()}
-        self._log_batch(run.info.run_id, [], params)
         text = yaml.safe_dump(suite.expanded, sort_keys=False)
-        self.client.log_text(run.info.run_id, text, "suite.yaml")
+        run_id = None
+        if self.direct is not None:
+            with contextlib.suppress(UnsupportedWriteError):
+                run_id = self.direct.create_run(
+                    experiment_id,
+                    self._artifact_location(experiment_id),
+                    run_name=name,
+                    start_time=int(time.time() * 1000),
+                    tags=tags,
+                    params={k: v[:6000] for k, v in params.items()},
+                    artifacts={"suite.yaml": text},
+                )
+        if run_id is None:
+            run_id = self.client.create_run(experiment_id, tags=tags, run_name=name).info.run_id
+            self._log_batch(run_id, [], params)
+            self.client.log_text(run_id, text, "suite.yaml")
         self._update_ui_view(experiment_id, set())  # the view ui_path opens exists from now
-        return run.info.run_id
+        return run_id
 
     def end_suite(self, run_id: str, status: str) -> None:
         """Close the parent run: ``FINISHED``, ``FAILED`` or ``KILLED``."""
-        self.client.set_terminated(run_id, status)
+        if self.direct is not None:
+            self.direct.set_terminated(run_id, status)
+        else:
+            self.client.set_terminated(run_id, status)
+
+    def delete_run(self, run_id: str) -> None:
+        """Mark a run deleted (MLflow's ``delete_run``; rare, so always through MLflow)."""
+        self.client.delete_run(run_id)
 
     def heartbeat(self, run_id: str, every_s: float = HEARTBEAT_S) -> _Heartbeat:
         """Start a daemon thread that tags ``harness.heartbeat`` (Unix seconds) on the
         parent run every ``every_s`` seconds, until ``.stop()``: how a driver on another
         host is known to be alive."""
-        return _Heartbeat(self.client, run_id, every_s)
+        direct = self.direct
+        set_tag = direct.set_tag if direct is not None else self.client.set_tag
+        return _Heartbeat(set_tag, run_id, every_s)
 
     def running_suites(self, experiment_id: str) -> list[SuiteProcess]:
         """The parent runs of the experiment still marked RUNNING, each with whether the
         process that started it is alive (see :class:`SuiteProcess`)."""
+        if self.direct is not None:
+            return [
+                SuiteProcess.of(run.run_id, run.start_time, run.tags)
+                for run in self.direct.runs(experiment_id, kind="suite", status="RUNNING")
+            ]
         runs = self.client.search_runs(
             [experiment_id],
             "tags.`harness.kind` = 'suite' and attributes.status = 'RUNNING'",
             max_results=1000,
         )
-        return [SuiteProcess.of(run) for run in runs]
+        return [SuiteProcess.of(r.info.run_id, r.info.start_time, r.data.tags) for r in runs]
+
+    def _start_time(self, run_id: str) -> int:
+        if self.direct is not None:
+            return self.direct.run_start_time(run_id) or 0
+        return self.client.get_run(run_id).info.start_time or 0
+
+    def _artifact_location(self, experiment_id: str) -> str:
+        """The experiment's artifact location (read once per experiment)."""
+        known = self.__dict__.setdefault("_locations", {})
+        if experiment_id not in known:
+            assert self.direct is not None
+            row = self.direct._db().execute(
+                "SELECT artifact_location FROM experiments WHERE experiment_id = ?",
+                (int(experiment_id),),
+            )
+            known[experiment_id] = row.fetchone()[0] or ""
+        return known[experiment_id]
 
     def reap_dead_suites(self, experiment_id: str) -> list[str]:
         """Clean up after drivers that died (kill -9, power loss): mark their RUNNING parent
@@ -361,19 +433,26 @@ class Tracker:
             if process.alive:
                 live.add(process.run_id)
                 continue
-            self.client.set_terminated(process.run_id, "KILLED")
+            self.end_suite(process.run_id, "KILLED")
             lines.append(
                 f"Marked run {process.run_id} KILLED: left RUNNING by {process.describe()},"
                 " which is no longer alive."
             )
-        half_written = self.client.search_runs(
-            [experiment_id],
-            "tags.`harness.kind` = 'cell' and attributes.status = 'RUNNING'",
-            max_results=1000,
-        )
-        for run in half_written:
-            if run.data.tags.get("mlflow.parentRunId") not in live:
-                self.client.delete_run(run.info.run_id)
+        if self.direct is not None:
+            half_written = [
+                (run.run_id, run.tags)
+                for run in self.direct.runs(experiment_id, kind="cell", status="RUNNING")
+            ]
+        else:
+            found = self.client.search_runs(
+                [experiment_id],
+                "tags.`harness.kind` = 'cell' and attributes.status = 'RUNNING'",
+                max_results=1000,
+            )
+            half_written = [(run.info.run_id, run.data.tags) for run in found]
+        for run_id, tags in half_written:
+            if tags.get("mlflow.parentRunId") not in live:
+                self.delete_run(run_id)
         return lines
 
     # -- cells ------------------------------------------------------------------------
@@ -401,6 +480,11 @@ class Tracker:
         (SQLite, PostgreSQL) one query on the runs and tags tables (resume reads 3,000
         cells in a few ms, where ``search_runs`` loads every param and metric too); on a
         tracking server, ``search_runs``."""
+        if self.direct is not None:
+            for run in self.direct.runs(experiment_id, kind="cell", status="!RUNNING"):
+                if "harness.status" in run.tags:
+                    yield run.tags
+            return
         store = getattr(getattr(self.client, "_tracking_client", None), "store", None)
         session_maker = getattr(store, "ManagedSessionMaker", None)
         if session_maker is None:
@@ -456,13 +540,50 @@ class Tracker:
         tags |= {f"harness.code.{plugin}": digest for plugin, digest in cell.code}
         if commit:
             tags["mlflow.source.git.commit"] = commit
-        # The outcome (status, reason, skips) is written last, with the metrics, and the run
-        # is marked terminated after everything else: a kill at any moment leaves a RUNNING
-        # run with no status, which readers ignore and the next start deletes.
         outcome = {"harness.status": result.status}
         if result.reason:
             outcome["harness.reason"] = result.reason[:5000]
         outcome |= {f"harness.skipped.{m}": why[:5000] for m, why in result.skipped_metrics.items()}
+        artifacts = {f"curves/{name}.csv": _curve_csv(c) for name, c in result.curves.items()}
+        if result.error:
+            artifacts["error.txt"] = result.error
+        if result.warnings:
+            artifacts["warnings.txt"] = "\n".join(result.warnings) + "\n"
+        params = cell.params() | {f"dataset.{k}": v for k, v in result.described.items()}
+        run_id = None
+        if self.direct is not None:  # one transaction: the run lands whole or not at all
+            with contextlib.suppress(UnsupportedWriteError):
+                run_id = self.direct.create_run(
+                    experiment_id,
+                    self._artifact_location(experiment_id),
+                    run_name=run_name(cell),
+                    start_time=result.start_ms,
+                    end_time=result.end_ms,
+                    status=_RUN_STATUS[result.status],
+                    tags=tags | outcome,
+                    params={k: str(v)[:6000] for k, v in params.items()},
+                    metrics=_metric_points(result),
+                    artifacts=artifacts,
+                )
+        if run_id is None:
+            run_id = self._log_cell_with_mlflow(experiment_id, cell, result, tags, outcome, params)
+        self._update_ui_view(experiment_id, {*result.metrics, *result.curves})
+        return run_id
+
+    def _log_cell_with_mlflow(
+        self,
+        experiment_id: str,
+        cell: Cell,
+        result: CellResult,
+        tags: dict[str, str],
+        outcome: dict[str, str],
+        params: dict[str, Any],
+    ) -> str:
+        """:meth:`log_cell` through MLflow's client (a server, PostgreSQL, or a value
+        :mod:`harness.sqlite_direct` leaves to MLflow's checks)."""
+        # The outcome (status, reason, skips) is written last, with the metrics, and the run
+        # is marked terminated after everything else: a kill at any moment leaves a RUNNING
+        # run with no status, which readers ignore and the next start deletes.
         run = self.client.create_run(
             experiment_id, start_time=result.start_ms, tags=tags, run_name=run_name(cell)
         )
@@ -474,14 +595,12 @@ class Tracker:
                 self.client.log_text(run_id, result.error, "error.txt")
             if result.warnings:
                 self.client.log_text(run_id, "\n".join(result.warnings) + "\n", "warnings.txt")
-            params = cell.params() | {f"dataset.{k}": v for k, v in result.described.items()}
             self._log_batch(run_id, self._metrics(result), params, outcome)
         except Exception:  # refused by MLflow (a 300-character key, say): leave no half run
             with contextlib.suppress(Exception):
                 self.client.delete_run(run_id)
             raise
         self.client.set_terminated(run_id, _RUN_STATUS[result.status], end_time=result.end_ms)
-        self._update_ui_view(experiment_id, {*result.metrics, *result.curves})
         return run_id
 
     def _update_ui_view(self, experiment_id: str, metric_keys: set[str]) -> None:
@@ -491,7 +610,10 @@ class Tracker:
         only when a cell logs a metric it lacks (the first cell of a process, then rarely)."""
         views = self.__dict__.setdefault("_ui_views", {})  # experiment id -> (keys, created)
         if experiment_id not in views:  # start from the stored view (an earlier run's)
-            stored = self.client.get_experiment(experiment_id).tags.get(_UI_VIEW_TAG)
+            if self.direct is not None:
+                stored = self.direct.experiment_tag(experiment_id, _UI_VIEW_TAG)
+            else:
+                stored = self.client.get_experiment(experiment_id).tags.get(_UI_VIEW_TAG)
             try:
                 envelope = json.loads(stored)
                 columns = json.loads(envelope["state"])["selectedColumns"]
@@ -503,22 +625,19 @@ class Tracker:
         if created is None or not metric_keys <= shown:  # none stored, or new metrics
             shown |= metric_keys
             created = created or int(time.time() * 1000)
-            self.client.set_experiment_tag(experiment_id, *ui_view_tag(shown, created))
+            key, value = ui_view_tag(shown, created)
+            try:
+                if self.direct is None:
+                    raise UnsupportedWriteError
+                self.direct.set_experiment_tag(experiment_id, key, value)
+            except UnsupportedWriteError:
+                self.client.set_experiment_tag(experiment_id, key, value)
             views[experiment_id] = (shown, created)
 
     def _metrics(self, result: CellResult) -> list[Any]:
         from mlflow.entities import Metric
 
-        ts = result.end_ms
-        out = [Metric(k, v, ts, 0) for k, v in result.metrics.items() if k not in result.curves]
-        out += [Metric(f"time.{k}", v, ts, 0) for k, v in result.seconds.items()]
-        for name, curve in result.curves.items():
-            thin = curve.thinned(CURVE_POINTS)
-            out += [
-                Metric(name, float(v), ts, int(s))
-                for s, v in zip(thin.steps, thin.values, strict=True)
-            ]
-        return out
+        return [Metric(*point) for point in _metric_points(result)]
 
     def _log_batch(
         self,
@@ -577,8 +696,26 @@ class Tracker:
     def _latest_rows(self, experiment_id: str) -> Iterator[dict]:
         """One row per cell hash: its latest complete run, whatever its status."""
         seen: set[str] = set()
-        for run in self._search_cells(experiment_id):
-            tags = run.data.tags
+        if self.direct is not None:
+            found = self.direct.runs(experiment_id, kind="cell", status="!RUNNING", full=True)
+            runs: Iterable[RunRow] = (run for run in found if "harness.status" in run.tags)
+        else:
+            runs = (
+                RunRow(
+                    r.info.run_id,
+                    r.info.experiment_id,
+                    r.info.status,
+                    r.info.start_time,
+                    r.info.end_time,
+                    r.info.artifact_uri,
+                    dict(r.data.tags),
+                    dict(r.data.params),
+                    dict(r.data.metrics),
+                )
+                for r in self._search_cells(experiment_id)
+            )
+        for run in runs:
+            tags = run.tags
             cell_hash = tags.get("harness.cell_hash")
             if cell_hash in seen:
                 continue
@@ -586,17 +723,17 @@ class Tracker:
             yield {
                 "cell_hash": cell_hash,
                 "status": tags.get("harness.status"),
-                "run_id": run.info.run_id,
-                "experiment_id": run.info.experiment_id,
-                "artifact_uri": run.info.artifact_uri,
+                "run_id": run.run_id,
+                "experiment_id": run.experiment_id,
+                "artifact_uri": run.artifact_uri,
                 "reason": tags.get("harness.reason", ""),
                 "plugin": tags.get("harness.plugin"),
                 "plugin_version": tags.get("harness.plugin_version"),
                 "dataset_plugin": tags.get("harness.dataset_plugin"),
                 "git_commit": tags.get("mlflow.source.git.commit"),
-                "start_time": run.info.start_time,
-                **run.data.params,
-                **run.data.metrics,
+                "start_time": run.start_time,
+                **run.params,
+                **run.metrics,
                 **{
                     f"skipped.{k.removeprefix('harness.skipped.')}": v
                     for k, v in tags.items()
@@ -661,6 +798,9 @@ class Tracker:
 
     def latest_suite_run(self, experiment_id: str) -> str | None:
         """The id of the newest parent (suite) run of the experiment."""
+        if self.direct is not None:
+            newest = next(self.direct.runs(experiment_id, kind="suite"), None)
+            return None if newest is None else newest.run_id
         runs = self.client.search_runs(
             [experiment_id],
             "tags.`harness.kind` = 'suite'",
@@ -670,7 +810,14 @@ class Tracker:
         return runs[0].info.run_id if runs else None
 
     def log_folder(self, run_id: str, folder: Path, artifact_path: str) -> None:
-        """Attach a local folder to a run (the report)."""
+        """Attach a local folder to a run (the report): copied in place for a local
+        artifact store (as MLflow's local artifact repository does), else uploaded by
+        MLflow."""
+        root = self.direct.artifact_uri(run_id) if self.direct is not None else None
+        if root is not None and root.startswith("file:"):
+            target = Path(urllib.parse.urlparse(root).path, artifact_path)
+            shutil.copytree(folder, target, dirs_exist_ok=True)
+            return
         self.client.log_artifacts(run_id, str(folder), artifact_path)
 
 
@@ -711,10 +858,10 @@ class SuiteProcess:
     alive: bool
 
     @classmethod
-    def of(cls, run: Any) -> SuiteProcess:
+    def of(cls, run_id: str, start_time: int | None, tags: Mapping[str, str]) -> SuiteProcess:
+        """The driver of run ``run_id`` (started at ``start_time``, ms) from its tags."""
         import psutil
 
-        tags = run.data.tags
         host = tags.get("harness.host", "")
         pid = int(tags["harness.pid"]) if tags.get("harness.pid", "").isdigit() else None
         if host == socket.gethostname() and pid is not None:
@@ -724,29 +871,42 @@ class SuiteProcess:
             except (psutil.NoSuchProcess, psutil.AccessDenied, ValueError):
                 alive = False
         else:
-            beat = float(tags.get("harness.heartbeat", run.info.start_time / 1000))
+            beat = float(tags.get("harness.heartbeat", (start_time or 0) / 1000))
             alive = time.time() - beat < STALE_HEARTBEAT_S
-        return cls(run.info.run_id, host, pid, alive)
+        return cls(run_id, host, pid, alive)
 
     def describe(self) -> str:
         return f"pid {self.pid} on {self.host or 'an unknown host'}"
 
 
 class _Heartbeat:
-    def __init__(self, client: Any, run_id: str, every_s: float) -> None:
+    def __init__(self, set_tag: Any, run_id: str, every_s: float) -> None:
         self._stop = threading.Event()
         self._thread = threading.Thread(
-            target=self._beat, args=(client, run_id, every_s), daemon=True
+            target=self._beat, args=(set_tag, run_id, every_s), daemon=True
         )
         self._thread.start()
 
-    def _beat(self, client: Any, run_id: str, every_s: float) -> None:
+    def _beat(self, set_tag: Any, run_id: str, every_s: float) -> None:
         while not self._stop.wait(every_s):
             with contextlib.suppress(Exception):  # a missed beat is not worth a crash
-                client.set_tag(run_id, "harness.heartbeat", str(int(time.time())))
+                set_tag(run_id, "harness.heartbeat", str(int(time.time())))
 
     def stop(self) -> None:
         self._stop.set()
+
+
+def _metric_points(result: CellResult) -> list[tuple[str, float, int, int]]:
+    """A cell's metrics as ``(key, value, timestamp_ms, step)``: each scalar metric, the
+    phase times as ``time.<phase>`` (seconds), and each curve thinned to ``CURVE_POINTS``
+    step metrics."""
+    ts = result.end_ms
+    out = [(k, float(v), ts, 0) for k, v in result.metrics.items() if k not in result.curves]
+    out += [(f"time.{k}", float(v), ts, 0) for k, v in result.seconds.items()]
+    for name, curve in result.curves.items():
+        thin = curve.thinned(CURVE_POINTS)
+        out += [(name, float(v), ts, int(s)) for s, v in zip(thin.steps, thin.values, strict=True)]
+    return out
 
 
 def _curve_csv(curve: Curve) -> str:
