@@ -1,11 +1,15 @@
 """Speed of one training step against PennyLane default.qubit, measured interleaved.
 
 Issue 15: one Adam step (forward, backward, update), batch 20, readout wires (0, 2), the
-same precision on both sides (complex128: float64 angles and states), 2 torch threads;
-QCNN (unshared, L = 1) at 8, 10 and 12 qubits and StronglyEntanglingLayers (CZ) at 8 and
-10 qubits with L = 3 and 9. Each test alternates rounds of our step and PennyLane's step in
-one process (so both see the same machine load), records the ratio of medians in the
-benchmark's ``extra_info`` and benchmarks our step with pytest-benchmark.
+same precision on both sides (complex128: float64 angles and states), one torch thread on
+both sides (on the shared 2-core machine two threads spin against other jobs and run up to
+10x slower); QCNN (unshared, L = 1) at 8, 10 and 12 qubits and StronglyEntanglingLayers
+(CZ) at 8 and 10 qubits with L = 3 and 9. Our step is the engine the methods train with
+(``batched.GroupCircuit`` with one model). PennyLane's circuit is its own
+``StronglyEntanglingLayers`` template, and the QCNN gate by gate from the layout. Each test
+alternates rounds of our step and PennyLane's step in one process (so both see the same
+machine load), records the ratio of medians in the benchmark's ``extra_info`` and
+benchmarks our step with pytest-benchmark.
 
 Run: ``make benchmark`` (or ``pytest plugins/margin-qml/benchmarks --benchmark-enable``).
 With benchmarks disabled (the default of ``make test``) the PennyLane comparisons are
@@ -22,7 +26,7 @@ import time
 import numpy as np
 import pytest
 import torch
-from harness_margin_qml import circuits, sim
+from harness_margin_qml import batched, circuits, sim
 from harness_margin_qml.training import class_loss, torch_threads
 
 BATCH, WIRES = 20, (0, 2)
@@ -81,9 +85,10 @@ def torch_step(kind, n, layers, precision="complex128"):
     ansatz = _ansatz(kind, n, layers)
     x, y, theta = _inputs(n, ansatz.n_params)
     real = torch.float64 if precision == "complex128" else torch.float32
-    psi = circuits.amplitude_states(x, sim.CDTYPES[precision])
+    psi = circuits.amplitude_states(x, sim.CDTYPES[precision]).reshape(1, BATCH, -1)
     th = torch.tensor(theta, dtype=real, requires_grad=True)
-    return _step(lambda t: class_loss(sim.probs(ansatz(psi, t), WIRES), y, "softmax-probs"), th)
+    group = batched.GroupCircuit([ansatz])
+    return _step(lambda t: class_loss(group(psi, [t], WIRES)[0], y, "softmax-probs"), th)
 
 
 def pennylane_step(kind, n, layers):
@@ -137,7 +142,7 @@ def interleaved_ratio(ours, theirs, rounds: int) -> tuple[float, float, float]:
 
 @pytest.mark.parametrize(("kind", "n", "layers"), CONFIGS)
 def test_step_speed_vs_pennylane(benchmark, kind, n, layers):
-    with torch_threads(2):
+    with torch_threads(1):
         ours = torch_step(kind, n, layers)
         if benchmark.disabled:  # make test: one step, no PennyLane
             assert np.isfinite(ours())

@@ -9,7 +9,7 @@ gate, and StronglyEntanglingLayers is PennyLane's own template.
 import numpy as np
 import pytest
 import torch
-from harness_margin_qml import circuits, sim
+from harness_margin_qml import batched, circuits, sim
 from harness_margin_qml.training import class_loss
 
 qml = pytest.importorskip("pennylane")
@@ -58,7 +58,7 @@ def _pennylane_grad(n, kind, x, y, theta, layers):
     return float(loss.detach()), th.grad.numpy()
 
 
-def _our_grad(n, kind, x, y, theta, layers):
+def _our_grad(n, kind, x, y, theta, layers, engine):
     ansatz = (
         circuits.QCNN(n, 1, shared=False)
         if kind == "qcnn"
@@ -66,7 +66,11 @@ def _our_grad(n, kind, x, y, theta, layers):
     )
     th = torch.tensor(theta, dtype=torch.float64, requires_grad=True)
     psi = circuits.amplitude_states(x, torch.complex128)
-    loss = class_loss(sim.probs(ansatz(psi, th), (0, 2)), torch.as_tensor(y), "softmax-probs")
+    if engine == "per-gate":  # sim.apply_2q / apply_local, one gate after another
+        probs = sim.probs(ansatz(psi, th), (0, 2))
+    else:  # the batched ring-layout engine the methods train with (one model)
+        probs = batched.GroupCircuit([ansatz])(psi.reshape(1, len(x), -1), [th], (0, 2))[0]
+    loss = class_loss(probs, torch.as_tensor(y), "softmax-probs")
     loss.backward()
     return float(loss.detach()), th.grad.numpy()
 
@@ -83,9 +87,10 @@ def test_loss_gradient_matches_pennylane(n, kind, layers):
     if kind == "qcnn":
         assert circuits.QCNN(n, 1, shared=False).n_params == n_params
     want_loss, want = _pennylane_grad(n, kind, x, y, theta, layers)
-    got_loss, got = _our_grad(n, kind, x, y, theta, layers)
-    assert got_loss == pytest.approx(want_loss, abs=1e-12)
     # complex128 on both sides: agreement to rounding (observed ~1e-16); the gradient is
     # not trivially small (its norm is checked so a zero gradient cannot pass).
     assert np.linalg.norm(want) > 1e-3
-    np.testing.assert_allclose(got, want, atol=1e-10, rtol=0)
+    for engine in ("per-gate", "batched"):
+        got_loss, got = _our_grad(n, kind, x, y, theta, layers, engine)
+        assert got_loss == pytest.approx(want_loss, abs=1e-12), engine
+        np.testing.assert_allclose(got, want, atol=1e-10, rtol=0, err_msg=engine)

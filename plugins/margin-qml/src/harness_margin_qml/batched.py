@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from harness_margin_qml import circuits, sim
+from harness_margin_qml import circuits
 
 __all__ = ["BATCH", "GroupCircuit", "RingApply", "group_slots"]
 
@@ -78,10 +78,11 @@ class RingApply(torch.autograd.Function):
 
 @dataclass
 class _Chunk:
-    width: int  # axes consumed from the end of the order
-    wires: tuple[int, ...]  # those axes, high bit first
-    comps: tuple[tuple[int, ...], ...]  # wires of each component gate, in axis order
-    sources: list[np.ndarray]  # per component: global gate index of each active model
+    width: int  # axes consumed from the end of the order (a window of the wire ring)
+    wires: tuple[int, ...]  # those axes, high bit first (ring order)
+    comps: tuple[tuple[int, ...], ...]  # window positions of each gate's wires (a, b)
+    sources: list[np.ndarray]  # per gate: gate index of each active model
+    uid: int = 0  # position in the plan
 
 
 @dataclass
@@ -98,32 +99,70 @@ class _Plan:
     slots: list[_Slot]
     n_qubits: int
     n_models: int
+    gather: list | None = None
     signatures: dict[tuple[int, ...], list[tuple[int, int]]] = field(default_factory=dict)
 
 
-def _chunk_suffix(order, gates, max_width):
-    """Chunks that consume ``gates`` (disjoint wire tuples) from the end of ``order``, or
-    None when a gate's wires are not a contiguous, correctly oriented run of the suffix."""
-    by_last = {g[-1]: g for g in gates}
-    pos, left, chunks, cur = len(order), len(gates), [], []
-    while left:
-        g = by_last.get(order[pos - 1]) if pos else None
-        if g is None or tuple(order[pos - len(g) : pos]) != g:
+def _arc(n: int, wires: tuple[int, ...]) -> tuple[int, ...]:
+    """The wires a gate spans on the ring 0 -> 1 -> ... -> n-1 -> 0 (the shorter way)."""
+    if len(wires) == 1:
+        return wires
+    a, b = wires
+    fwd, bwd = (b - a) % n + 1, (a - b) % n + 1
+    start, length = (a, fwd) if fwd <= bwd else (b, bwd)
+    return tuple((start + i) % n for i in range(length))
+
+
+def _traverse(n, arcs, end, available, max_width):
+    """Windows that consume the ring backwards from wire ``end`` until every arc is inside
+    one window; None if impossible within ``available`` wires.
+
+    A window may only start after a "valid cut" (an edge w|w+1 inside no arc) and must hold
+    at least one whole arc; the largest such window of at most ``max_width`` wires is taken
+    (a longer one only when no shorter one holds an arc).
+    Returns a list of (window wires in ring order, indices of the arcs it holds).
+    """
+    inside = {w for arc in arcs for w in arc[:-1]}
+    if end in inside:
+        return None
+    remaining = set(range(len(arcs)))
+    pos, used, windows = end, 0, []
+    while remaining:
+        options = []
+        for k in range(1, available - used + 1):
+            if (pos - k) % n in inside:
+                continue
+            window = tuple((pos - k + 1 + i) % n for i in range(k))
+            got = sorted(g for g in remaining if set(arcs[g]) <= set(window))
+            if got:  # a window without a gate would be a wasted product
+                options.append((k, window, got))
+        if not options:
             return None
-        if sum(len(c) for c in cur) + len(g) > max_width:
-            chunks.append(cur)
-            cur = []
-        cur.insert(0, g)
-        pos -= len(g)
-        left -= 1
-    chunks.append(cur)
-    return chunks
+        small = [o for o in options if o[0] <= max_width]
+        k, window, got = max(small) if small else min(options)
+        windows.append((window, got))
+        remaining -= set(got)
+        pos, used = (pos - k) % n, used + k
+    return windows
 
 
-def _fresh_order(n, gates):
-    used = {w for g in gates for w in g}
-    idle = [w for w in range(n) if w not in used]
-    return (BATCH, *idle, *(w for g in gates for w in g))
+def _bmm_cost(windows) -> float:
+    """Rough cost per amplitude: memory traffic plus d complex MACs per window."""
+    return sum(4 + 2 ** len(w) for w, _ in windows)
+
+
+def _perm_cost(src, dst) -> float:
+    """Rough cost per amplitude of copying from order ``src`` to ``dst``: the copy is slow
+    when the innermost contiguous run it can keep is short."""
+    if src == dst:
+        return 0.0
+    run, k = 1, len(dst) - 1
+    while k >= 0:
+        run *= 16 if dst[k] == BATCH else 2
+        if k == 0 or src.index(dst[k - 1]) != src.index(dst[k]) - 1:
+            break
+        k -= 1
+    return 4 + 64 / min(run, 64)
 
 
 def group_slots(ansatz) -> list[tuple[tuple, list[tuple[tuple[int, ...], int]], int]]:
@@ -255,26 +294,35 @@ class GroupCircuit:
                 if [g for g, _ in per_model[j][key][0]] != wires:
                     raise ValueError(f"slot {key} acts on different wires in different models")
             head = [p for p in parts if p[0] < m]
-            chunks = None
-            if len(head) == 1 and head[0][1] >= m:
-                chunks = _chunk_suffix(head[0][2], wires, self.max_width)
-                order = head[0][2]
-            if chunks is None:
-                order = _fresh_order(n, wires)
-                chunks = _chunk_suffix(order, wires, self.max_width)
-            index = {g: [per_model[j][key][0][wires.index(g)][1] for j in range(m)] for g in wires}
+            arcs = [_arc(n, g) for g in wires]
+            current = head[0][2]
+            options = []
+            if len(head) == 1:  # no copy: traverse what lies after the batch axis
+                tail = current[current.index(BATCH) + 1 :]
+                t = _traverse(n, arcs, tail[-1], len(tail), self.max_width) if tail else None
+                if t is not None:
+                    options.append((_bmm_cost(t), current, t))
+            for end in range(n):
+                t = _traverse(n, arcs, end, n, self.max_width)
+                if t is None:
+                    continue
+                used = sum(len(w) for w, _ in t)
+                seg = tuple((end - used + 1 + i) % n for i in range(used))
+                target = (*(w for w in current if w not in seg), *seg)
+                options.append((_bmm_cost(t) + _perm_cost(current, target), target, t))
+            if not options:
+                raise ValueError(f"slot {key}: no window plan within {n} wires")
+            _, order, windows = min(options, key=lambda o: o[0])
             slot_chunks, cur = [], order
-            for comp in chunks:  # found from the end of the order: applied in this order
-                ws = tuple(w for g in comp for w in g)
-                slot_chunks.append(
-                    _Chunk(
-                        len(ws),
-                        ws,
-                        tuple(comp),
-                        [np.asarray(index[g], dtype=np.int64) for g in comp],
-                    )
-                )
-                cur = (*ws, *cur[: len(cur) - len(ws)])
+            for window, got in windows:
+                comps = tuple(tuple(window.index(w) for w in wires[g]) for g in got)
+                sources = [
+                    np.asarray([per_model[j][key][0][g][1] for j in range(m)], dtype=np.int64)
+                    for g in got
+                ]
+                uid = sum(len(x.chunks) for x in slots) + len(slot_chunks)
+                slot_chunks.append(_Chunk(len(window), window, comps, sources, uid))
+                cur = (*window, *cur[: len(cur) - len(window)])
             slots.append(_Slot(m, order, slot_chunks, diag, cur))
             rest = []
             for start, end, o in parts:
@@ -293,34 +341,43 @@ class GroupCircuit:
         sizes = [self.ansatze[i].n_params // width for i in active]
         return [int(x) for x in np.concatenate([[0], np.cumsum(sizes)[:-1]])]
 
-    def _gates(self, plan, thetas, active):
-        """Every chunk's matrix (m, d, d), built with one Kronecker pass per chunk shape."""
-        width = circuits.BLOCK_PARAMS if self._qcnn else 3
-        flat = torch.cat([thetas[i].reshape(-1, width) for i in active])
-        if self._qcnn:
-            mats = circuits.su4_blocks(flat)
-        else:
-            mats = sim.rot(flat[:, 0], flat[:, 1], flat[:, 2])
-        off = torch.as_tensor(self._offsets(active), dtype=torch.int64)
-        by_sig: dict[tuple[int, ...], list[_Chunk]] = {}
+    def _gather(self, plan: _Plan, active: tuple[int, ...]) -> list:
+        """Per chunk shape: (width, gate positions, chunk ids, gate-row indices, rows per
+        chunk); built once per plan so that a call only indexes."""
+        off = self._offsets(active)
+        by_sig: dict[tuple, list[_Chunk]] = {}
         for slot in plan.slots:
             for ch in slot.chunks:
-                by_sig.setdefault(tuple(len(c) for c in ch.comps), []).append(ch)
-        out: dict[int, torch.Tensor] = {}
-        for sig, chunks in by_sig.items():
-            comp_mats = []
-            for pos in range(len(sig)):
-                idx = np.concatenate([c.sources[pos] for c in chunks])
-                rows = np.concatenate([np.arange(len(c.sources[pos])) for c in chunks])
-                glob = off[torch.as_tensor(rows)] + torch.as_tensor(idx)
-                comp_mats.append(mats[glob])
-            g = comp_mats[0]
-            for h in comp_mats[1:]:
-                d = g.shape[-1] * h.shape[-1]
-                g = torch.einsum("nij,nkl->nikjl", g, h).reshape(-1, d, d)
+                by_sig.setdefault((ch.width, ch.comps), []).append(ch)
+        out = []
+        for (width, comps), chunks in by_sig.items():
+            indices = []
+            for pos in range(len(comps)):
+                glob = np.concatenate(
+                    [np.asarray(off)[: len(c.sources[pos])] + c.sources[pos] for c in chunks]
+                )
+                indices.append(torch.as_tensor(glob, dtype=torch.int64))
             sizes = [len(c.sources[0]) for c in chunks]
-            for c, piece in zip(chunks, g.split(sizes), strict=True):
-                out[id(c)] = piece
+            out.append((width, comps, [c.uid for c in chunks], indices, sizes))
+        return out
+
+    def _gates(self, plan, thetas, active):
+        """Every chunk's matrix (m, d, d), built with one embedding pass per chunk shape."""
+        width = circuits.BLOCK_PARAMS if self._qcnn else 3
+        if len(active) == 1:
+            flat = thetas[active[0]].reshape(-1, width)
+        else:
+            flat = torch.cat([thetas[i].reshape(-1, width) for i in active])
+        mats = circuits.su4_blocks(flat) if self._qcnn else _rot(flat)
+        if plan.gather is None:
+            plan.gather = self._gather(plan, active)
+        out: dict[int, torch.Tensor] = {}
+        for width, comps, uids, indices, sizes in plan.gather:
+            operands = [mats[idx] for idx in indices]
+            g = _embed(width, comps, operands, sum(sizes), mats.dtype)
+            pieces = g.split(sizes) if len(sizes) > 1 else (g,)
+            for uid, piece in zip(uids, pieces, strict=True):
+                out[uid] = piece
         return out
 
     def __call__(
@@ -378,7 +435,7 @@ class GroupCircuit:
             else:
                 x = torch.cat([to_order(h, o, slot.order) for h, o in head])
             for ch in slot.chunks:
-                x = RingApply.apply(gates[id(ch)], x, 2**ch.width)
+                x = RingApply.apply(gates[ch.uid], x, 2**ch.width)
             if slot.diag_range:
                 diag = _cz_diag(n, slot.diag_range, slot.final_order, x.dtype)
                 x = (x.view(slot.m, *sizes(slot.final_order)) * diag).reshape(slot.m, -1)
@@ -395,6 +452,32 @@ class GroupCircuit:
         return probs[0] if len(probs) == 1 else torch.cat(probs)
 
 
+def _embed(width, comps, operands, count, dtype) -> torch.Tensor:
+    """Matrices (count, 2**width, 2**width) of a window: the gates ``operands[c]`` (count,
+    2**a, 2**a) on window positions ``comps[c]`` (their own high bit first), identity on the
+    other (spectator) positions. Window position 0 is the high bit.
+
+    Built as the Kronecker product in the order [gate wires..., spectators] (broadcast
+    products), then one permutation of the small (count, d, d) tensor into window order.
+    """
+    placed = [p for comp in comps for p in comp]
+    spectators = [p for p in range(width) if p not in placed]
+    factors = list(operands)
+    if spectators:
+        factors.append(torch.eye(2 ** len(spectators), dtype=dtype)[None])
+    g = factors[0]
+    for h in factors[1:]:
+        dg, dh = g.shape[-1], h.shape[-1]
+        g = (g[:, :, None, :, None] * h[:, None, :, None, :]).reshape(count, dg * dh, dg * dh)
+    order = placed + spectators
+    if order == list(range(width)):
+        return g
+    src = [order.index(p) for p in range(width)]
+    d = 2**width
+    g = g.reshape(count, *[2] * (2 * width))
+    return g.permute(0, *(1 + k for k in src), *(1 + width + k for k in src)).reshape(count, d, d)
+
+
 @functools.cache
 def _cz_diag_np(n: int, rng: int, order: tuple[int, ...]) -> np.ndarray:
     diag = circuits._cz_ring_diagonal(n, rng).reshape([2] * n)
@@ -404,5 +487,18 @@ def _cz_diag_np(n: int, rng: int, order: tuple[int, ...]) -> np.ndarray:
     return np.ascontiguousarray(diag).reshape(shape)
 
 
+@functools.cache
 def _cz_diag(n, rng, order, dtype):
     return torch.as_tensor(_cz_diag_np(n, rng, order), dtype=dtype)
+
+
+def _rot(angles: torch.Tensor) -> torch.Tensor:
+    """``qml.Rot(φ, θ, ω)`` = RZ(ω) RY(θ) RZ(φ) in closed form, for angles (k, 3) -> (k, 2, 2):
+    [[c e^{-i(φ+ω)/2}, -s e^{i(φ-ω)/2}], [s e^{-i(φ-ω)/2}, c e^{i(φ+ω)/2}]], c, s = cos,
+    sin of θ/2 (same matrix as ``sim.rot``, fewer operations)."""
+    phi, theta, omega = angles.unbind(-1)
+    c, s = torch.cos(theta / 2), torch.sin(theta / 2)
+    a, b = (phi + omega) / 2, (phi - omega) / 2
+    phase = torch.stack([-a, b, -b, a], -1)
+    mag = torch.stack([c, -s, s, c], -1)
+    return torch.complex(mag * torch.cos(phase), mag * torch.sin(phase)).reshape(-1, 2, 2)

@@ -107,8 +107,8 @@ class QCNNMethod(Method):
         from harness_margin_qml.training import torch_threads
 
         ansatz = circuits.QCNN(data.n_qubits, params.layers, params.shared)
-        with torch_threads(params.n_threads):
-            return _engine.train(ansatz, circuits.amplitude_states, data, params, seed)
+        with torch_threads(params.n_threads):  # the batched engine with one model
+            return _engine.train_group([ansatz], circuits.amplitude_states, data, params, seed)[0]
 
 
 class StronglyEntanglingMethod(Method):
@@ -147,8 +147,8 @@ class StronglyEntanglingMethod(Method):
         from harness_margin_qml.training import torch_threads
 
         ansatz = circuits.StronglyEntangling(data.n_qubits, params.layers)
-        with torch_threads(params.n_threads):
-            return _engine.train(ansatz, circuits.amplitude_states, data, params, seed)
+        with torch_threads(params.n_threads):  # the batched engine with one model
+            return _engine.train_group([ansatz], circuits.amplitude_states, data, params, seed)[0]
 
 
 def _paper_layers() -> list[int]:
