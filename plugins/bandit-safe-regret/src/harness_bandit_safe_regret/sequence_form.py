@@ -164,6 +164,41 @@ class SequenceFormPhasedAggression:
         self._t = 0
         self._reset_statistics(reset_learner=True)
 
+    def fast_config(
+        self,
+        test: str = "paper",
+        confidence: float = 0.01,
+        variance_scale: float = 1.0,
+        guard: float = -1.0,
+    ):
+        """This agent's settings for the compiled simulator (:mod:`efg_fast`).
+
+        Parameters
+        ----------
+        test : {"paper", "freedman"}, default="paper"
+            The phase test (the paper's, or the certified one of :mod:`efg_fast`).
+        confidence, variance_scale, guard : float
+            See :class:`harness_bandit_safe_regret.efg_fast.FastConfig`.
+
+        Returns
+        -------
+        FastConfig
+        """
+        from harness_bandit_safe_regret.efg_fast import FastConfig
+
+        return FastConfig(
+            alpha0=float(self.alpha),
+            R=float(self.R),
+            test=test if math.isfinite(self.R) else "none",
+            reset=bool(self.reset_learner),
+            eta=tuple(learner.eta for learner in self.learners),
+            gamma=tuple(learner.gamma for learner in self.learners),
+            use_weights=bool(self.learners[0].use_weights),
+            confidence=confidence,
+            variance_scale=variance_scale,
+            guard=guard,
+        )
+
     def _reset_statistics(self, reset_learner: bool) -> None:
         self._Sc = 0.0
         self._plan_values = [np.zeros(len(p)) for p in self.plans]
