@@ -4,7 +4,7 @@ import json
 import subprocess
 import sys
 
-HEAVY = ("torch", "pennylane", "sklearn", "mlflow", "matplotlib")
+HEAVY = ("torch", "pennylane", "sklearn", "mlflow", "matplotlib", "numba")
 
 
 def _heavy_after(statement: str) -> list[str]:

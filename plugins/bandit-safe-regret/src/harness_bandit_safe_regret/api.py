@@ -26,7 +26,11 @@ Helpers:
 - :class:`PhasedAggression`, :class:`Comparator`: the normal-form agents;
   :func:`make_learner` (kind, K, eta) -> EXP3 / EXP3-IX / Tsallis-INF / Hedge learner.
 - :func:`simulate_sequence_form`, :class:`SequenceFormPhasedAggression`, :class:`Ixomd`:
-  the sequence-form counterparts (Kuhn poker).
+  the sequence-form counterparts (Kuhn poker), in pure Python (the reference).
+- :func:`simulate_batch` (data, FastConfig, seeds) -> list of PlayOutput: the compiled
+  (numba) sequence-form simulator, one output per seed; a :class:`FastConfig` comes from
+  ``SequenceFormPhasedAggression(...).fast_config(test=..., guard=...)``; it adds the
+  certified phase test and the budget guard.
 
 Example (a method that plays EXP3 with twice the default learning rate)::
 
@@ -49,6 +53,7 @@ from __future__ import annotations
 from harness import Method, Skip
 from harness_bandit_safe_regret.agents import ABProd, Comparator, PhasedAggression
 from harness_bandit_safe_regret.data import Game, GameData, PlayOutput, Seat, seat_rounds
+from harness_bandit_safe_regret.efg_fast import FastConfig, simulate_batch
 from harness_bandit_safe_regret.extensive import ExtensiveSeat, KuhnSequenceForm, Treeplex
 from harness_bandit_safe_regret.learners import Exp3, TsallisInf, exp3_estimate, make_learner
 from harness_bandit_safe_regret.sequence_form import (
@@ -63,6 +68,7 @@ __all__ = [
     "Comparator",
     "Exp3",
     "ExtensiveSeat",
+    "FastConfig",
     "Game",
     "GameData",
     "Ixomd",
@@ -79,5 +85,6 @@ __all__ = [
     "make_learner",
     "seat_rounds",
     "simulate",
+    "simulate_batch",
     "simulate_sequence_form",
 ]
