@@ -16,7 +16,7 @@ With benchmarks disabled (the default of ``make test``) the PennyLane comparison
 skipped and only a one-step smoke run of our simulator remains.
 
 The asserted floors are set below the ratios measured on the 2-core development machine
-(README, "Speed"), not at the issue's 10x target, which is not reached everywhere.
+(README, "Speed"), not at the issue's 10x target (met in the measured runs, not asserted).
 Under heavy load one run takes many minutes (PennyLane at 12 qubits: ~90 s a step).
 """
 
@@ -39,17 +39,18 @@ CONFIGS = [
     ("sel", 10, 3),
     ("sel", 10, 9),
 ]
-# Lowest speed-up over PennyLane accepted per config: about 40% of the ratio measured on the
-# shared 2-core development machine (load average 15-20, README "Speed"), because ratios
-# moved by a factor of ~2 between runs under that load. Not the issue's 10x target.
+# Lowest speed-up over PennyLane accepted per config: about 40% of the lowest ratio measured
+# with the batched engine on the shared 2-core development machine (load average ~5, README
+# "Speed": 11.5x to 43x), because ratios moved by about 2x between runs under load. The
+# issue's 10x target is reported in the README, not asserted.
 FLOORS = {
-    ("qcnn", 8, 1): 3.0,  # measured 7.7x
-    ("qcnn", 10, 1): 2.0,  # 4.6x
-    ("qcnn", 12, 1): 4.0,  # 11.2x
-    ("sel", 8, 3): 4.0,  # 11.1x
-    ("sel", 8, 9): 4.0,  # 10.6x
-    ("sel", 10, 3): 3.0,  # 8.7x
-    ("sel", 10, 9): 2.5,  # 6.1x
+    ("qcnn", 8, 1): 5.0,  # measured 11.5x
+    ("qcnn", 10, 1): 5.0,  # 14.1x
+    ("qcnn", 12, 1): 5.0,  # 14.4x
+    ("sel", 8, 3): 5.0,  # 42.8x
+    ("sel", 8, 9): 5.0,  # 15.4x
+    ("sel", 10, 3): 5.0,  # 12.5x
+    ("sel", 10, 9): 5.0,  # 13.3x
 }
 
 
