@@ -28,6 +28,12 @@ Helpers that import torch on first use (attribute access, not at ``import``):
 - ``train_circuit(ansatz, embed, data, params, seed) -> QNNOutput``: U[0, 2π) init, Adam, the
   paper's plateau stop and loss (``params`` needs ``lr, max_steps, window, loss, batch_size,
   precision``; ``embed(x, complex dtype) -> psi``).
+- ``train_group(ansatze, embed, data, params, seed) -> list[QNNOutput]``: the same for several
+  circuits of one family (depths may differ) as one batched simulation; each member equals
+  ``train_circuit`` of that circuit. ``GroupCircuit(ansatze)(psi (1 or M, batch, 2**n),
+  thetas, wires) -> (M, batch, 2**len(wires))``: the batched forward pass.
+  ``QNNGroupOutput.of(members, keys)`` returns several models from one cell (every metric of
+  the task scores each member; the report expands them into one row per model).
 - ``fit`` (the training loop), ``class_loss``, ``plateaued``, ``torch_threads``.
 """
 
@@ -37,12 +43,14 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from harness import Method, Skip
-from harness_margin_qml.data import QMLData, QNNOutput
+from harness_margin_qml.data import QMLData, QNNGroupOutput, QNNOutput
 from harness_margin_qml.datasets import add_label_noise
 from harness_margin_qml.metrics import margins, trace_distance
 
 if TYPE_CHECKING:  # resolved lazily by __getattr__ below
     from harness_margin_qml._engine import train as train_circuit
+    from harness_margin_qml._engine import train_group
+    from harness_margin_qml.batched import GroupCircuit
     from harness_margin_qml.circuits import (
         QCNN,
         StronglyEntangling,
@@ -55,8 +63,10 @@ if TYPE_CHECKING:  # resolved lazily by __getattr__ below
 
 __all__ = [
     "QCNN",
+    "GroupCircuit",
     "Method",
     "QMLData",
+    "QNNGroupOutput",
     "QNNOutput",
     "Skip",
     "StronglyEntangling",
@@ -72,6 +82,7 @@ __all__ = [
     "torch_threads",
     "trace_distance",
     "train_circuit",
+    "train_group",
 ]
 
 # name -> (module, attribute): imported on first access, so ``import api`` stays torch-free.
@@ -87,6 +98,8 @@ _LAZY = {
     "plateaued": ("training", "plateaued"),
     "torch_threads": ("training", "torch_threads"),
     "train_circuit": ("_engine", "train"),
+    "train_group": ("_engine", "train_group"),
+    "GroupCircuit": ("batched", "GroupCircuit"),
 }
 
 
