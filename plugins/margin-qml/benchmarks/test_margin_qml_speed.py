@@ -38,18 +38,19 @@ CONFIGS = [
     ("sel", 10, 3),
     ("sel", 10, 9),
 ]
-# Lowest speed-up over PennyLane accepted per config: about 40% of the lowest ratio measured
-# with the batched engine on the shared 2-core development machine (load average ~5, README
-# "Speed": 11.5x to 43x), because ratios moved by about 2x between runs under load. The
-# issue's 10x target is reported in the README, not asserted.
+# Lowest speed-up over PennyLane accepted per config: about half the lowest ratio measured
+# with the batched engine on the shared 2-core development machine (load average 5-6, README
+# "Speed": fastest-round run 10.1x to 25.6x; two median-based runs 8.2x to 43x), because
+# ratios moved by about 2x between runs under load. The 10x target is reported in
+# the README, not asserted.
 FLOORS = {
-    ("qcnn", 8, 1): 5.0,  # measured 11.5x
-    ("qcnn", 10, 1): 5.0,  # 14.1x
-    ("qcnn", 12, 1): 5.0,  # 14.4x
-    ("sel", 8, 3): 5.0,  # 42.8x
-    ("sel", 8, 9): 5.0,  # 15.4x
-    ("sel", 10, 3): 5.0,  # 12.5x
-    ("sel", 10, 9): 5.0,  # 13.3x
+    ("qcnn", 8, 1): 5.0,  # fastest-round run 14.4x (median runs 11.5x, 16.5x)
+    ("qcnn", 10, 1): 5.0,  # 18.9x (14.1x, 11.0x)
+    ("qcnn", 12, 1): 5.0,  # 10.5x (14.4x, 23.5x)
+    ("sel", 8, 3): 5.0,  # 10.1x (42.8x, 8.2x)
+    ("sel", 8, 9): 5.0,  # 25.6x (15.4x, 11.7x)
+    ("sel", 10, 3): 5.0,  # 12.7x (12.5x, 9.2x)
+    ("sel", 10, 9): 5.0,  # 14.9x (13.3x, 17.5x)
 }
 
 
