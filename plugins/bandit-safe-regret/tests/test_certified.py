@@ -31,7 +31,7 @@ def _config(data, horizon=None, c0=0.003, eta_scale=3.0, **kwargs):
     """The method's default configuration for horizon ``horizon`` (default data.T)."""
     T = horizon or data.T
     agent = SequenceFormPhasedAggression(data.extensive.seats, T, c0=c0)
-    cfg = agent.fast_config(test=kwargs.pop("test", "freedman"), guard=kwargs.pop("guard", 0.5))
+    cfg = agent.fast_config(test=kwargs.pop("test", "freedman"), guard=kwargs.pop("guard", 0.25))
     return dataclasses.replace(
         cfg,
         eta=tuple(e * eta_scale for e in cfg.eta),
@@ -209,8 +209,9 @@ def test_certified_test_switches_before_1e5_against_always_bet_call_and_loose_te
 
 def test_guard_keeps_regret_to_mu_c_below_two_payoff_units_and_no_guard_does_not():
     # The guard keeps the estimated total gain G >= -guard (1 + t / T) on every path, and
-    # E[Reg(mu_c)] = -2 E[G] payoff units, so E[Reg] <= 4 guard = 2 with guard = 0.5.
-    # Against the best response, T = 1e4, 6 seeds: measured mean 0.7 (sd 1.5). Wrong
+    # E[Reg(mu_c)] = -2 E[G] payoff units, so E[Reg] <= 4 guard = 1 with guard = 0.25
+    # (60 seeds: mean 0.91, se 0.34; guard = 0.5: 2.15, se 0.48, at its bound 2). Against
+    # the best response, T = 1e4, 6 seeds, threshold 2 = the issue's target. Wrong
     # variant: the same c0 without the guard loses 58-79 per seed.
     data = _kuhn(10_000, "best-response")
     method = PhasedAggressionSequenceForm()

@@ -246,7 +246,7 @@ class SequenceFormParams:
 
     c0: float = 0.003
     test: Literal["certified", "paper"] = "certified"
-    guard: float = 0.5
+    guard: float = 0.25
     eta_scale: float = 3.0
     confidence: float = 0.01
     reset: bool = True
@@ -302,11 +302,11 @@ class PhasedAggressionSequenceForm(Method):
         ``certified``: the phase ends when alpha_k R loss units of gain over mu_c are banked
         with probability >= 1 - confidence (Freedman with the exact predictable variance
         bound). ``paper``: S_c - min over pure plans of S >= 2R.
-    guard : float, default=0.5
+    guard : float, default=0.25
         Budget in loss units: alpha_t is halved (down to 0, i.e. mu_c) whenever the next round
         could take the estimated total gain over mu_c below -guard (1 + t / T); then the
-        expected regret to mu_c is at most 2 guard loss units = 4 guard payoff units, whatever
-        the learner. -1 switches it off.
+        expected regret to mu_c is at most 2 guard loss units = 4 guard payoff units (1 with
+        the default), whatever the learner. -1 switches it off.
     eta_scale : float, default=3
         Multiplies the learner's eta = sqrt(2 delta_EFG D_s / T_s) (and gamma = eta / 2);
         1 is the reconstruction's worst-case tuning.
