@@ -318,6 +318,16 @@ def rerun_reasons(cells: Iterable[Cell], previous: Mapping[str, Mapping[str, str
     return out
 
 
+def _mark_killed(tracker: Any, parents: dict[str, tuple[str, str]], heartbeats: list) -> None:
+    """Ctrl-C or SIGTERM: stop the heartbeats and mark every parent run opened KILLED."""
+    for beat in heartbeats:
+        beat.stop()
+    with _sigint_deferred():
+        for _, parent in parents.values():
+            with contextlib.suppress(Exception):
+                tracker.end_suite(parent, "KILLED")
+
+
 def run_suite(
     suite: Any,
     registry: Registry,
@@ -382,42 +392,42 @@ def run_suite(
             with contextlib.suppress(Exception):
                 tracker.delete_run(parent)
         raise
-    if force:
-        reasons = Counter({"--force": len(todo)})
-    order = {c.cell_hash: i for i, c in enumerate(cells)}
-    todo.sort(key=lambda c: order[c.cell_hash])  # suite order across experiments
-    first = next(iter(parents.values()))
-    outcome = SuiteOutcome(*first, rerun_reasons=dict(reasons), experiments=parents)
-    if on_start:
-        on_start(len(cells), len(todo))
-    if any(r != "new" for r in reasons):  # "12 cell(s): code of plugin X changed; 4 new"
-        notice("Cells to run: " + "; ".join(f"{n} cell(s): {r}" for r, n in reasons.items()))
-    where = {c.cell_hash: parents[c.experiment or suite.name] for c in cells}
-
-    def handle(cell: Cell, result: CellResult) -> bool:
-        experiment, parent = where[cell.cell_hash]
-        with _sigint_deferred():  # a cell is logged whole or not at all
-            try:
-                tracker.log_cell(experiment, parent, cell, result, registry.plugins, commit)
-            except Exception as err:  # the store refused the results: a failed cell
-                result = _refused(cell, result, err)
-                tracker.log_cell(experiment, parent, cell, result, registry.plugins, commit)
-        outcome.ran += 1
-        if result.status in ("failed", "timeout"):
-            outcome.problems.append((cell, result))
-        if on_cell:
-            on_cell(cell, result)
-        return fail_fast and bool(outcome.problems)
-
-    heartbeats = [tracker.heartbeat(parent) for _, parent in parents.values()]
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM before any cell ran
+        _mark_killed(tracker, parents, [])
+        raise
+    heartbeats: list = []
     try:
+        if force:
+            reasons = Counter({"--force": len(todo)})
+        order = {c.cell_hash: i for i, c in enumerate(cells)}
+        todo.sort(key=lambda c: order[c.cell_hash])  # suite order across experiments
+        first = next(iter(parents.values()))
+        outcome = SuiteOutcome(*first, rerun_reasons=dict(reasons), experiments=parents)
+        if on_start:
+            on_start(len(cells), len(todo))
+        if any(r != "new" for r in reasons):  # "12 cell(s): code of plugin X changed; 4 new"
+            notice("Cells to run: " + "; ".join(f"{n} cell(s): {r}" for r, n in reasons.items()))
+        where = {c.cell_hash: parents[c.experiment or suite.name] for c in cells}
+
+        def handle(cell: Cell, result: CellResult) -> bool:
+            experiment, parent = where[cell.cell_hash]
+            with _sigint_deferred():  # a cell is logged whole or not at all
+                try:
+                    tracker.log_cell(experiment, parent, cell, result, registry.plugins, commit)
+                except Exception as err:  # the store refused the results: a failed cell
+                    result = _refused(cell, result, err)
+                    tracker.log_cell(experiment, parent, cell, result, registry.plugins, commit)
+            outcome.ran += 1
+            if result.status in ("failed", "timeout"):
+                outcome.problems.append((cell, result))
+            if on_cell:
+                on_cell(cell, result)
+            return fail_fast and bool(outcome.problems)
+
+        heartbeats = [tracker.heartbeat(parent) for _, parent in parents.values()]
         executor.run(todo, handle)
     except KeyboardInterrupt:
-        for beat in heartbeats:
-            beat.stop()
-        with _sigint_deferred():
-            for _, parent in parents.values():
-                tracker.end_suite(parent, "KILLED")
+        _mark_killed(tracker, parents, heartbeats)
         raise
     for beat in heartbeats:
         beat.stop()

@@ -34,12 +34,20 @@ import sqlite3
 import threading
 import time
 import urllib.parse
+import urllib.request
 import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["SCHEMA_REVISION", "DirectSqlite", "RunRow", "UnsupportedWriteError", "plain_key"]
+__all__ = [
+    "SCHEMA_REVISION",
+    "DirectSqlite",
+    "RunRow",
+    "UnsupportedWriteError",
+    "file_uri_path",
+    "plain_key",
+]
 
 SCHEMA_REVISION = "dc11669786a5"
 """``alembic_version`` of MLflow 3.17.2's tracking schema (``mlflow db upgrade`` head)."""
@@ -79,6 +87,12 @@ class RunRow:
     metrics: dict[str, float] = field(default_factory=dict)
 
 
+def file_uri_path(uri: str) -> Path:
+    """The local path of a ``file:`` URI, percent-escapes decoded (``sp%20ace`` -> ``sp ace``),
+    as MLflow's ``local_file_uri_to_path`` reads it."""
+    return Path(urllib.request.url2pathname(urllib.parse.urlparse(uri).path))
+
+
 def _now_ms() -> int:
     return int(time.time() * 1000)
 
@@ -100,7 +114,8 @@ class DirectSqlite:
     def open(cls, uri: str) -> DirectSqlite | None:
         """The direct store of ``uri``, or ``None``: not a ``sqlite:///`` URI, no database
         there yet, another schema revision, or ``HARNESS_DIRECT_SQLITE=0``."""
-        if os.environ.get("HARNESS_DIRECT_SQLITE", "1") == "0" or not uri.startswith("sqlite:///"):
+        switch = os.environ.get("HARNESS_DIRECT_SQLITE", "1").strip().lower()
+        if switch in ("0", "false", "no", "off") or not uri.startswith("sqlite:///"):
             return None
         path = Path(uri.removeprefix("sqlite:///"))
         if not path.is_file():
@@ -137,25 +152,18 @@ class DirectSqlite:
     # -- experiments ------------------------------------------------------------------
 
     def experiment(self, name: str) -> tuple[str, str] | None:
-        """``(experiment_id, artifact_location)`` of the active experiment ``name``;
-        ``None`` when there is none.
-
-        :raises UnsupportedWriteError: the experiment exists but is deleted (MLflow says so).
-        """
+        """``(experiment_id, lifecycle_stage)`` of experiment ``name`` (``'active'`` or
+        ``'deleted'``); ``None`` when there is none."""
         row = (
             self._db()
             .execute(
-                "SELECT experiment_id, artifact_location, lifecycle_stage FROM experiments"
+                "SELECT experiment_id, lifecycle_stage FROM experiments"
                 " WHERE name = ? AND workspace = 'default'",
                 (name,),
             )
             .fetchone()
         )
-        if row is None:
-            return None
-        if row[2] != "active":
-            raise UnsupportedWriteError(f"experiment {name!r} is deleted")
-        return str(row[0]), row[1]
+        return None if row is None else (str(row[0]), row[1])
 
     def create_experiment(self, name: str, artifact_location: str, tags: Mapping[str, str]) -> str:
         """Create experiment ``name`` (as ``SqlAlchemyStore.create_experiment`` with an
@@ -184,7 +192,7 @@ class DirectSqlite:
             found = self.experiment(name)
             if found is None:
                 raise
-            return found[0]
+            return found[0]  # (its lifecycle is checked by the caller)
         except BaseException:
             db.execute("ROLLBACK")
             raise
@@ -255,7 +263,7 @@ class DirectSqlite:
             raise UnsupportedWriteError("artifacts outside a local folder")
         run_id = uuid.uuid4().hex
         artifact_uri = f"{artifact_location.rstrip('/')}/{run_id}/artifacts"
-        folder = Path(urllib.parse.urlparse(artifact_uri).path)
+        folder = file_uri_path(artifact_uri)
         for relative, text in artifacts.items():
             target = folder / relative
             target.parent.mkdir(parents=True, exist_ok=True)

@@ -85,7 +85,13 @@ def check_store(uri: str, timeout_s: float = CHECK_TIMEOUT_S) -> None:
     """
     scheme = _scheme(uri)
     if uri.startswith("sqlite:///"):
-        folder = Path(uri.removeprefix("sqlite:///")).parent.absolute()
+        db = Path(uri.removeprefix("sqlite:///"))
+        if db.exists() and not os.access(db, os.R_OK | os.W_OK):
+            raise StoreError(
+                f"Cannot read and write the tracking store file {db.absolute()} ({mask(uri)}):"
+                " fix its permissions, or pass another --tracking-uri."
+            )
+        folder = db.parent.absolute()
         while not folder.exists() and folder != folder.parent:  # to be created: its parent
             folder = folder.parent
         if not os.access(folder, os.W_OK):

@@ -21,6 +21,7 @@ import shutil
 import socket
 import sqlite3
 import subprocess
+import sys
 import threading
 import time
 import urllib.parse
@@ -34,7 +35,7 @@ import numpy as np
 import yaml
 
 from harness.components import Curve
-from harness.sqlite_direct import DirectSqlite, RunRow, UnsupportedWriteError
+from harness.sqlite_direct import DirectSqlite, RunRow, UnsupportedWriteError, file_uri_path
 
 if TYPE_CHECKING:  # pandas loads when results are read (start-up of harness ui, server)
     import pandas as pd
@@ -152,21 +153,43 @@ def _set_wal(dbapi_connection: Any, _record: Any) -> None:
 
 def _create_sqlite_atomically(uri: str) -> None:
     """Create a new SQLite store whole or not at all: MLflow's schema migrations run on a
-    temporary file beside it, which is renamed into place when they are done. A kill during
-    creation (MLflow's SQLite migrations are not transactional) then leaves no half-migrated
-    store behind, only a temporary file that the next creation replaces."""
+    temporary file beside it, in a child process, and the file is renamed into place when
+    they are done. A kill during creation (MLflow's SQLite migrations are not transactional)
+    then leaves no half-migrated store behind, only a temporary file that the next creation
+    replaces. The child process matters: a connection left open to the temporary file
+    would keep using its write-ahead index after the rename, unseen by other processes
+    (two runs started at once on a new store then lose each other's writes).
+
+    :raises StoreError: the migrations failed (MLflow's message).
+    """
     db = _sqlite_path(uri)
     if db is None or db.exists():
         return
-    from mlflow.tracking import MlflowClient
-
     db.parent.mkdir(parents=True, exist_ok=True)
     for stale in db.parent.glob(f".{db.name}.creating-*"):  # left by a killed creation
         stale.unlink(missing_ok=True)
     partial = db.with_name(f".{db.name}.creating-{os.getpid()}-{time.time_ns()}")
-    MlflowClient(f"sqlite:///{partial}").search_experiments(max_results=1)
-    with sqlite3.connect(partial) as connection:  # fold the write-ahead log in
+    code = (
+        "import sys; from mlflow.tracking import MlflowClient;"
+        " MlflowClient(sys.argv[1]).search_experiments(max_results=1)"
+    )
+    env = dict(os.environ, MLFLOW_DISABLE_TELEMETRY="true")
+    done = subprocess.run(
+        [sys.executable, "-c", code, f"sqlite:///{partial}"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    if done.returncode != 0:
+        from harness.errors import StoreError
+
+        tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
+        raise StoreError(f"Could not create the tracking store {db}: {' '.join(tail)}")
+    connection = sqlite3.connect(partial)
+    try:  # fold the write-ahead log in; no other connection to the file exists
         connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        connection.close()
     for suffix in ("-wal", "-shm"):
         Path(f"{partial}{suffix}").unlink(missing_ok=True)
     os.replace(partial, db)
@@ -269,27 +292,43 @@ class Tracker:
             _fast_sqlite_commits()
         with store_lock(self.uri):  # a fresh store is created (migrated) by one process
             _create_sqlite_atomically(self.uri)
-            client = MlflowClient(self.uri)
-            client.search_experiments(max_results=1)
+            try:
+                client = MlflowClient(self.uri)
+                client.search_experiments(max_results=1)
+            except Exception as err:  # e.g. another MLflow's schema: say so, exit 2
+                if not self.uri.startswith("sqlite:"):
+                    raise
+                from harness.errors import StoreError
+
+                first = str(err).strip().splitlines()[0] if str(err).strip() else repr(err)
+                raise StoreError(
+                    f"MLflow cannot open the store {self.display_uri}: {first} If another"
+                    " MLflow version made it, back it up and run 'mlflow db upgrade"
+                    f" {self.display_uri}', or pass another --tracking-uri."
+                ) from None
         return client
 
     # -- experiments and suite runs ---------------------------------------------------
 
     def experiment_id(self, name: str, create: bool = False) -> str | None:
-        """The id of experiment ``name``; created (artifacts under the store) if asked."""
+        """The id of experiment ``name``; created (artifacts under the store) if asked.
+
+        :raises StoreError: ``create`` and the experiment exists but is deleted (runs
+            logged there would be invisible): how to restore it or free the name.
+        """
         location = f"{self.artifact_root}/{name}" if self.artifact_root else None
         # MLflow 3's UI shows GenAI pages unless an experiment says it holds model runs.
         tags = {"mlflow.experimentKind": "custom_model_development"}
         if self.direct is not None:
-            with contextlib.suppress(UnsupportedWriteError):
-                found = self.direct.experiment(name)
-                if found is not None or not create:
-                    return None if found is None else found[0]
-                if location is not None:
-                    return self.direct.create_experiment(name, location, tags)
+            found = self.direct.experiment(name)
+            if found is None and create and location is not None:
+                with contextlib.suppress(UnsupportedWriteError):
+                    found = (self.direct.create_experiment(name, location, tags), "active")
+            if found is not None or not create:
+                return self._active(name, *found, create) if found else None
         experiment = self.client.get_experiment_by_name(name)
         if experiment is not None:
-            return experiment.experiment_id
+            return self._active(name, experiment.experiment_id, experiment.lifecycle_stage, create)
         if not create:
             return None
         from mlflow.exceptions import MlflowException
@@ -301,6 +340,23 @@ class Tracker:
             if experiment is None:
                 raise
             return experiment.experiment_id
+
+    def _active(self, name: str, experiment_id: str, stage: str, create: bool) -> str | None:
+        """``experiment_id`` when the experiment is active; a deleted one reads as absent,
+        and running into it is refused with the way out."""
+        if stage == "active":
+            return experiment_id
+        if not create:
+            return None
+        from harness.errors import StoreError
+
+        raise StoreError(
+            f"The experiment '{name}' (id {experiment_id}) is deleted in {self.display_uri};"
+            " runs logged there would not show. Restore it (MLFLOW_TRACKING_URI="
+            f"'{self.display_uri}' mlflow experiments restore --experiment-id {experiment_id}),"
+            f" remove it for good (mlflow gc --backend-store-uri '{self.display_uri}'), or"
+            " give the suite another name."
+        )
 
     def claim_suite(self, experiment_id: str, parent_id: str) -> None:
         """Make sure no other live ``harness run`` is running this suite (experiment).
@@ -784,7 +840,7 @@ class Tracker:
         """
         root = artifact_uri or self.client.get_run(run_id).info.artifact_uri
         if root.startswith("file:"):  # local store: read in place (no copy, no listing RPC)
-            files = sorted(Path(urllib.parse.urlparse(root).path, "curves").glob("*.csv"))
+            files = sorted((file_uri_path(root) / "curves").glob("*.csv"))
         else:
             files = [
                 Path(self.client.download_artifacts(run_id, info.path))
@@ -815,7 +871,7 @@ class Tracker:
         MLflow."""
         root = self.direct.artifact_uri(run_id) if self.direct is not None else None
         if root is not None and root.startswith("file:"):
-            target = Path(urllib.parse.urlparse(root).path, artifact_path)
+            target = file_uri_path(root) / artifact_path
             shutil.copytree(folder, target, dirs_exist_ok=True)
             return
         self.client.log_artifacts(run_id, str(folder), artifact_path)

@@ -232,3 +232,69 @@ def test_other_schema_revisions_and_switch_off_use_mlflow(tmp_path, _empty_store
     monkeypatch.setattr(sqlite_direct, "SCHEMA_REVISION", "0123456789ab")
     assert DirectSqlite.open(uri) is None
     assert DirectSqlite.open(f"sqlite:///{tmp_path}/absent.db") is None
+
+
+def _toy_registry():
+    sys.path.insert(0, str(Path(__file__).parent))
+    import toy_plugin
+
+    from harness.registry import build_registry
+
+    return build_registry({"toy": toy_plugin}, entry_points=False)
+
+
+def test_artifacts_land_under_a_store_path_with_a_space(tmp_path, _empty_store):
+    """The artifact root is a percent-encoded file URI (``sp%20ace``): decoded, the files
+    are where MLflow's client looks for them."""
+    folder = tmp_path / "sp ace"
+    folder.mkdir()
+    shutil.copy(_empty_store, folder / "mlflow.db")
+    (folder / "suite.yaml").write_text(SUITE)
+    registry = _toy_registry()
+    tracker = Tracker(f"sqlite:///{folder}/mlflow.db")
+    assert tracker.direct is not None
+    run_suite(load_suite(folder / "suite.yaml", registry), registry, tracker)
+    client = MlflowClient(tracker.uri)
+    runs = client.search_runs([tracker.experiment_id("direct")], max_results=100)
+    listed = {
+        r.data.tags["harness.kind"] + r.info.status: client.list_artifacts(r.info.run_id)
+        for r in runs
+    }
+    assert [f.path for f in listed["suiteFAILED"]] == ["suite.yaml"]
+    assert "error.txt" in [f.path for f in listed["cellFAILED"]]
+    assert not list(tmp_path.glob("sp%20ace"))
+
+
+@pytest.mark.parametrize("direct", ["1", "0"])
+def test_a_deleted_experiment_is_refused_with_the_way_out(
+    direct, tmp_path, _empty_store, monkeypatch
+):
+    from harness.errors import StoreError
+
+    monkeypatch.setenv("HARNESS_DIRECT_SQLITE", direct)
+    shutil.copy(_empty_store, tmp_path / "mlflow.db")
+    tracker = Tracker(f"sqlite:///{tmp_path}/mlflow.db")
+    experiment = tracker.experiment_id("gone", create=True)
+    MlflowClient(tracker.uri).delete_experiment(experiment)
+    again = Tracker(tracker.uri)
+    with pytest.raises(StoreError, match=r"is deleted.*experiments restore --experiment-id"):
+        again.experiment_id("gone", create=True)
+    assert again.experiment_id("gone") is None  # reading: absent, no old numbers
+
+
+def test_a_signal_before_any_cell_runs_marks_the_parent_killed(tmp_path, _empty_store, monkeypatch):
+    """Ctrl-C / SIGTERM between opening the parent run and the first cell: KILLED, not
+    left RUNNING."""
+    shutil.copy(_empty_store, tmp_path / "mlflow.db")
+    (tmp_path / "suite.yaml").write_text(SUITE)
+    registry = _toy_registry()
+    tracker = Tracker(f"sqlite:///{tmp_path}/mlflow.db")
+
+    def interrupted(experiment_id):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(tracker, "finished_hashes", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        run_suite(load_suite(tmp_path / "suite.yaml", registry), registry, tracker)
+    parents = MlflowClient(tracker.uri).search_runs([tracker.experiment_id("direct")])
+    assert [p.info.status for p in parents] == ["KILLED"]

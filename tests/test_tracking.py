@@ -1,5 +1,9 @@
 from __future__ import annotations
 
+import os
+import time
+from pathlib import Path
+
 import mlflow
 import numpy as np
 import pytest
@@ -164,6 +168,54 @@ def test_same_suite_started_twice_on_a_fresh_store_runs_each_cell_once(toy_env, 
     assert [p.info.status for p in parents] == ["FINISHED"]  # the refused run left nothing
 
 
+def test_two_suites_started_at_once_on_a_fresh_store_both_land_whole(toy_env, tmp_path):
+    """Two different suites started together on a store that does not exist yet: both
+    write every cell and close their parent runs, and the database is sound. (Before the
+    store was created in a child process, the creating run kept writing through the
+    temporary file's write-ahead index after the rename: cells went missing and the file
+    could end up malformed.)"""
+    import sqlite3
+    import subprocess
+    import sys
+
+    store = f"sqlite:///{tmp_path}/store/mlflow.db"
+    harness = str(Path(sys.executable).parent / "harness")
+    runs = []
+    for name in ("first", "second"):
+        (tmp_path / f"{name}.yaml").write_text(SLEEPY_SUITE.replace("name: twice", f"name: {name}"))
+        runs.append(
+            subprocess.Popen(
+                [
+                    harness,
+                    "run",
+                    f"{name}.yaml",
+                    "-j",
+                    "2",
+                    "--tracking-uri",
+                    store,
+                    "--report-dir",
+                    f"r-{name}",
+                ],
+                env=toy_env,
+                cwd=tmp_path,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+        )
+    outputs = [run.communicate(timeout=300) for run in runs]
+    assert [run.returncode for run in runs] == [0, 0], outputs
+    with sqlite3.connect(f"{tmp_path}/store/mlflow.db") as db:
+        assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    client = mlflow.MlflowClient(store)
+    for name in ("first", "second"):
+        experiment = client.get_experiment_by_name(name).experiment_id
+        cells = client.search_runs([experiment], "tags.`harness.kind` = 'cell'")
+        assert len(cells) == 4, name
+        parents = client.search_runs([experiment], "tags.`harness.kind` = 'suite'")
+        assert [p.info.status for p in parents] == ["FINISHED"], name
+
+
 def test_losing_the_experiment_creation_race_returns_the_winners_id(store):
     """get-then-create is not atomic (MLflow #4123): a create that fails because another
     process created the experiment in between returns that experiment's id."""
@@ -183,9 +235,13 @@ def test_losing_the_experiment_creation_race_returns_the_winners_id(store):
 
 def test_a_store_killed_while_being_created_leaves_no_half_store(tmp_path, monkeypatch):
     """MLflow's SQLite migrations are not transactional: a kill during them used to leave a
-    store that every later run refused. Now the store appears only once it is whole."""
-    import mlflow.tracking
+    store that every later run refused. Now the store appears only once it is whole: the
+    migrating child process is SIGKILLed once the temporary file has tables in it."""
+    import signal
+    import sqlite3
+    import subprocess
 
+    from harness import tracking
     from harness.tracking import Tracker
 
     uri = f"sqlite:///{tmp_path}/store/mlflow.db"
@@ -193,14 +249,28 @@ def test_a_store_killed_while_being_created_leaves_no_half_store(tmp_path, monke
     class Killed(BaseException):
         pass
 
-    def dies_during_migration(self, *args, **kwargs):
-        (tmp_path / "store" / ".mlflow.db.creating-1-1").write_text("half a schema")
+    def killed_during_migration(args, **kwargs):
+        child = subprocess.Popen(args, env=kwargs.get("env"))
+        partial = Path(args[-1].removeprefix("sqlite:///"))
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and child.poll() is None:
+            try:
+                with sqlite3.connect(f"file:{partial}?mode=ro", uri=True) as db:
+                    if db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0] > 3:
+                        break
+            except sqlite3.Error:
+                pass
+            time.sleep(0.01)
+        assert child.poll() is None, "the migration ended before it could be killed"
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait()
         raise Killed
 
     with monkeypatch.context() as patch:
-        patch.setattr(mlflow.tracking.MlflowClient, "search_experiments", dies_during_migration)
+        patch.setattr(tracking.subprocess, "run", killed_during_migration)
         with pytest.raises(Killed):
             Tracker(uri).client  # noqa: B018 - opening the store is the point
+    assert list((tmp_path / "store").glob(".mlflow.db.creating-*"))  # the half schema
     assert not (tmp_path / "store" / "mlflow.db").exists()
     assert Tracker(uri).client.search_experiments()  # the next run creates it whole
     assert not list((tmp_path / "store").glob(".mlflow.db.creating-*"))
