@@ -663,12 +663,17 @@ def report(suite: str | None, tracking_uri: str | None, out: str) -> None:
             )
         targets = [(spec.name, results)]
     else:
-        targets = [
-            (e.name, tracker.results(e.experiment_id))
-            for e in tracker.client.search_experiments()
-            if tracker.latest_suite_run(e.experiment_id)
-        ]
-        targets = [(name, rows) for name, rows in targets if not rows.empty]
+        targets = []
+        for experiment in tracker.client.search_experiments():
+            if not tracker.latest_suite_run(experiment.experiment_id):
+                continue
+            rows, problem = _current_results(
+                tracker, registry, experiment.experiment_id, experiment.name
+            )
+            if problem:
+                err_console.print(f"[yellow]{escape(experiment.name)}: {escape(problem)}[/]")
+            if rows is not None and not rows.empty:
+                targets.append((experiment.name, rows))
     if not targets:
         raise SuiteError(f"No suite runs in the store {tracker.uri}; run 'harness run' first.")
 
@@ -682,6 +687,53 @@ def report(suite: str | None, tracking_uri: str | None, out: str) -> None:
         for experiment in dict.fromkeys(results["experiment_id"]):
             tracker.log_folder(tracker.latest_suite_run(experiment), folder, "report")
         console.print(f"{name}: {len(results)} cells -> {folder}/report.md, report.html")
+
+
+def _current_results(tracker: Any, registry: Any, experiment_id: str, name: str) -> tuple[Any, str]:
+    """The results of an experiment as its suite is now: the suite its latest ``harness
+    run`` logged (``suite.yaml`` of the newest parent run) is loaded with the installed
+    plugins, and only its cells' latest runs are kept ("one truth per cell": runs made with
+    other code, params or metrics are not pooled in as extra seeds). Returns ``(rows,
+    problem)``; ``rows`` is None when that suite no longer loads, and ``problem`` says what
+    is left out and why."""
+    import tempfile
+
+    from harness.suite import load_suite
+
+    text = tracker.suite_text(tracker.latest_suite_run(experiment_id))
+    if text is None:
+        return None, "its latest run logged no suite.yaml; run 'harness report SUITE'."
+    import yaml
+
+    logged = yaml.safe_load(text)
+    runs = [
+        {
+            "task": run["task"],
+            "seeds": run["seeds"],
+            **{
+                kind: [{"name": name, "params": params} for name, params in run[kind]]
+                for kind in ("datasets", "methods", "metrics")
+            },
+        }
+        for run in logged["runs"]
+    ]
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder, "suite.yaml")
+        path.write_text(yaml.safe_dump({"name": logged["name"], "runs": runs}, sort_keys=False))
+        try:
+            spec = load_suite(path, registry)
+        except SuiteError as err:
+            return None, f"left out: its last suite no longer loads ({err})".replace("\n", " ")
+    rows = tracker.results(experiment_id, [c.cell_hash for c in spec.cells])
+    mine = {c.cell_hash for c in spec.cells if (c.experiment or spec.name) == name}
+    missing = len(mine) - len(rows)
+    problem = ""
+    if missing > 0:
+        problem = (
+            f"{missing} of {len(mine)} cells have no result for the current code; the report"
+            " leaves them out (harness run computes them)."
+        )
+    return rows, problem
 
 
 @cli.command()

@@ -865,6 +865,20 @@ class Tracker:
         )
         return runs[0].info.run_id if runs else None
 
+    def suite_text(self, run_id: str | None) -> str | None:
+        """The ``suite.yaml`` a parent run logged (the effective suite of that ``harness
+        run``), or ``None`` when it has none."""
+        if run_id is None:
+            return None
+        root = self.direct.artifact_uri(run_id) if self.direct is not None else None
+        if root is not None and root.startswith("file:"):
+            path = file_uri_path(root) / "suite.yaml"
+            return path.read_text() if path.exists() else None
+        try:
+            return Path(self.client.download_artifacts(run_id, "suite.yaml")).read_text()
+        except Exception:  # no such artifact (MLflow raises its own types)
+            return None
+
     def log_folder(self, run_id: str, folder: Path, artifact_path: str) -> None:
         """Attach a local folder to a run (the report): copied in place for a local
         artifact store (as MLflow's local artifact repository does), else uploaded by

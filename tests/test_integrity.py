@@ -263,3 +263,17 @@ def test_after_kill_9_the_next_run_marks_the_dead_parent_killed(toy_env, tmp_pat
     statuses = {r.info.run_id: r.info.status for r in tracker.client.search_runs([experiment])}
     assert statuses[dead_parent] == "KILLED"
     assert tracker.client.get_run(half.info.run_id).info.lifecycle_stage == "deleted"
+
+
+def test_report_of_every_suite_shows_only_current_cells(registry, write_suite, store):
+    """`harness report` without SUITE: each experiment's cells as its last logged suite
+    defines them with the code now, never runs of an older metric list pooled in as more
+    seeds (it used to show 8 rows here, half with the old scale)."""
+    from harness.cli import _current_results
+
+    tracker, first, _ = _run(registry, write_suite(SUITE.replace("SCALE", "1.0")), store)
+    _run(registry, write_suite(SUITE.replace("SCALE", "1000.0")), store)
+    rows, problem = _current_results(tracker, registry, first.experiment_id, "integrity")
+    assert problem == "" and len(rows) == 4
+    assert (rows["scaled"] == 1000.0 * rows["abs-error"]).all()
+    assert len(tracker.results(first.experiment_id)) == 8  # what is stored: both lists
