@@ -851,7 +851,9 @@ def server(
         raise StoreError(f"Port {port} on {host} is in use: pass --port.")
     folder = Path(artifacts).resolve()
     folder.mkdir(parents=True, exist_ok=True)
-    argv = [mlflow_executable(), "server", "--backend-store-uri", store]
+    # The store URI (and any password in it) goes by environment, never on a command line
+    # that `ps` shows: mlflow server reads MLFLOW_BACKEND_STORE_URI.
+    argv = [mlflow_executable(), "server"]
     argv += ["--serve-artifacts", "--artifacts-destination", folder.as_uri()]
     argv += ["--host", host, "--port", str(port), "--workers", str(workers)]
     if basic_auth:
@@ -861,7 +863,9 @@ def server(
     err_console.print(
         f"Starting the MLflow tracking server on {shown} (artifacts: {folder}) ...", soft_wrap=True
     )
-    with MlflowProcess(argv, f"http://{_local(host)}:{port}/health", sys.stderr) as process:
+    health = f"http://{_local(host)}:{port}/health"
+    store_env = {"MLFLOW_BACKEND_STORE_URI": store}
+    with MlflowProcess(argv, health, sys.stderr, env=store_env) as process:
         if not process.wait_ready():
             return
         console.print(

@@ -72,8 +72,15 @@ class MlflowProcess:
 
     _SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 
-    def __init__(self, argv: Sequence[str], health_url: str, out: TextIO | None) -> None:
-        env = dict(os.environ, PYTHONWARNINGS="ignore::DeprecationWarning,ignore::FutureWarning")
+    def __init__(
+        self,
+        argv: Sequence[str],
+        health_url: str,
+        out: TextIO | None,
+        env: dict[str, str] | None = None,
+    ) -> None:
+        env = dict(os.environ, **(env or {}))
+        env["PYTHONWARNINGS"] = "ignore::DeprecationWarning,ignore::FutureWarning"
         env.setdefault("MLFLOW_DISABLE_TELEMETRY", "true")
         self.health_url = health_url
         self.tail: deque[str] = deque(maxlen=40)
