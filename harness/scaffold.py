@@ -339,9 +339,10 @@ _METHOD_MODULE = '''\
 
 from dataclasses import dataclass
 
-from harness import Method
 from {api} import {data_type}, {output_type}
 from {baseline_module} import {baseline}
+
+from harness import Method
 
 
 class {cls}(Method):

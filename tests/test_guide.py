@@ -63,5 +63,11 @@ def test_every_command_of_the_guide_runs(tmp_path):
         "from harness_fair_regression.api import"
         in (work / "plugins/my-method/src/harness_my_method/methods.py").read_text()
     )
+    # The scaffold passes the project's own lint (make test lints plugins/ too).
+    (work / "pyproject.toml").symlink_to(ROOT / "pyproject.toml")
+    ruff = [str(Path(sys.executable).parent / "ruff")]
+    for check in (["check"], ["format", "--check"]):
+        done = subprocess.run(ruff + check + ["plugins"], cwd=work, capture_output=True, text=True)
+        assert done.returncode == 0, done.stdout + done.stderr
     table = (work / "reports/fair-regression/fair-regression-mean-ci.csv").read_text()
     assert "my-method" in table and "wasserstein-barycenter" in table  # beside the paper's
