@@ -405,8 +405,14 @@ def run_suite(
         outcome = SuiteOutcome(*first, rerun_reasons=dict(reasons), experiments=parents)
         if on_start:
             on_start(len(cells), len(todo))
-        if any(r != "new" for r in reasons):  # "12 cell(s): code of plugin X changed; 4 new"
-            notice("Cells to run: " + "; ".join(f"{n} cell(s): {r}" for r, n in reasons.items()))
+        # "12 cell(s): code of plugin X changed; 4 cell(s): never run with these settings",
+        # whenever something was done before (a first run of a suite needs no reason).
+        if any(r != "new" for r in reasons) or (todo and len(todo) < len(cells)):
+            shown = {"new": "never run with these settings"}
+            notice(
+                "Cells to run: "
+                + "; ".join(f"{n} cell(s): {shown.get(r, r)}" for r, n in reasons.items())
+            )
         where = {c.cell_hash: parents[c.experiment or suite.name] for c in cells}
 
         def handle(cell: Cell, result: CellResult) -> bool:

@@ -277,3 +277,12 @@ def test_report_of_every_suite_shows_only_current_cells(registry, write_suite, s
     assert problem == "" and len(rows) == 4
     assert (rows["scaled"] == 1000.0 * rows["abs-error"]).all()
     assert len(tracker.results(first.experiment_id)) == 8  # what is stored: both lists
+
+
+def test_new_settings_next_to_done_cells_say_why_they_run(registry, write_suite, store):
+    """A changed setting (here one more seed) runs only the new cells, and says so."""
+    _run(registry, write_suite(SUITE.replace("SCALE", "1.0")), store)
+    more = SUITE.replace("SCALE", "1.0").replace("seeds: [0, 1]", "seeds: [0, 1, 2]")
+    _, outcome, notices = _run(registry, write_suite(more), store)
+    assert outcome.ran == 2
+    assert "Cells to run: 2 cell(s): never run with these settings" in notices
