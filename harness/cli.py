@@ -289,7 +289,13 @@ def run(
             console.print(
                 f"[bold]{escape(spec.name)}[/]: {total} cells, {total - todo} already"
                 f" finished, {todo} to run "
-                + ("in this process." if jobs == 0 else f"with {jobs} worker(s).")
+                + (
+                    f"on the dask cluster at {scheduler}."
+                    if scheduler
+                    else "in this process."
+                    if jobs == 0
+                    else f"with {jobs} worker(s)."
+                )
             )
             progress.update(bar, total=todo)
 
