@@ -51,6 +51,16 @@ G_k - W_k(V_k) >= alpha_k R, i.e. when alpha_k R = 2^(k-1) loss units of gain ov
 *certified* banked, the amount the paper's test banks (docs/papers/bandit-safe-regret.md §2.1:
 each finished phase banks >= 2^(k-1), the open phase costs <= alpha_k R).
 
+**The budget guard** (``guard >= 0``, loss units). Before each round the kernel picks the
+largest a_t in alpha_k 2^-j (j < 40, else 0 = play mu_c) such that the worst next increment,
+D >= -l (1 - x^c(s) / x_p(s)) >= -max_s (1 - x^c(s) / x_p(s))^+, keeps the running total
+G_t = sum_{u <= t} D_u >= -guard (1 + t / T). So G_T >= -2 guard on every path. Since a_t is
+predictable and E_t[D_t] = <x^c - x_p, l_t>, the tower rule gives
+E[Reg_T(mu_c)] = E[sum_t <x_p - x^c, l_t>] = -E[G_T] <= 2 guard loss units = 4 guard payoff
+units, for any learner and any opponent. The slack guard t / T lets the algorithm keep
+risking a little once the budget is spent (without it, G stuck at -guard blocks every
+a_t > 0 for ever). The bound holds in expectation, not per seed.
+
 The paper's test (``test="paper"``): S_c - min over pure plans of S >= 2 R, with the same
 own-reach estimates; the minimum over 27 / 64 plans of estimates whose variance is up to
 1 / ((1 - a) delta) per round is biased downwards, so at small c0 it fires on noise.
