@@ -37,8 +37,8 @@ format: install
 benchmark: install  ## speed targets of every issue, measured with pytest-benchmark
 	$(BIN)/pytest -q --benchmark-enable --benchmark-only -p no:randomly
 
-bench: install  ## issue 20's speed table at its sizes, every goal checked (a few minutes; quiet machine)
-	$(BIN)/pytest -q benchmarks --benchmark-enable -p no:randomly
+bench: install  ## the speed tables (issue 20's harness figures, margin-qml's simulator vs PennyLane), every goal checked (about 3 min; quiet machine)
+	$(BIN)/pytest -q benchmarks plugins/margin-qml/benchmarks --benchmark-enable -p no:randomly -s
 
 ui: install
 	$(BIN)/harness ui
