@@ -11,7 +11,7 @@ alternates rounds of our step and PennyLane's step in one process (so both see t
 machine load), records the ratio of the fastest rounds (11 rounds, 5 at 12 qubits) in
 the benchmark's ``extra_info`` and benchmarks our step with pytest-benchmark.
 
-Run: ``make benchmark`` (or ``pytest plugins/margin-qml/benchmarks --benchmark-enable``).
+Run: ``make bench`` or ``make benchmark`` (or ``pytest plugins/margin-qml/benchmarks --benchmark-enable``).
 With benchmarks disabled (the default of ``make test``) the PennyLane comparisons are
 skipped and only a one-step smoke run of our simulator remains.
 
@@ -152,7 +152,7 @@ def test_step_speed_vs_pennylane(benchmark, kind, n, layers):
         ours = torch_step(kind, n, layers)
         if benchmark.disabled:  # make test: one step, no PennyLane
             assert np.isfinite(ours())
-            pytest.skip("speed ratios are measured with --benchmark-enable (make benchmark)")
+            pytest.skip("speed ratios are measured with --benchmark-enable (make bench)")
         rounds = 5 if n >= 12 else 11
         t_ours, t_pl, ratio = interleaved_ratio(ours, pennylane_step(kind, n, layers), rounds)
         benchmark.extra_info.update(
