@@ -11,7 +11,8 @@ alternates rounds of our step and PennyLane's step in one process (so both see t
 machine load), records the ratio of the fastest rounds (11 rounds, 5 at 12 qubits) in
 the benchmark's ``extra_info`` and benchmarks our step with pytest-benchmark.
 
-Run: ``make bench`` or ``make benchmark`` (or ``pytest plugins/margin-qml/benchmarks --benchmark-enable``).
+Run: ``make bench`` or ``make benchmark`` (or
+``pytest plugins/margin-qml/benchmarks --benchmark-enable``).
 With benchmarks disabled (the default of ``make test``) the PennyLane comparisons are
 skipped and only a one-step smoke run of our simulator remains.
 
