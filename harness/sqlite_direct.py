@@ -39,6 +39,7 @@ import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 __all__ = [
     "SCHEMA_REVISION",
@@ -380,12 +381,17 @@ class DirectSqlite:
                     runs[run_id].metrics[key] = math.nan if is_nan else value
         yield from runs.values()
 
+    def _value(self, sql: str, key: str | int) -> Any:
+        row = self._db().execute(sql, (key,)).fetchone()
+        return None if row is None else row[0]
+
     def artifact_uri(self, run_id: str) -> str | None:
-        row = self._db().execute("SELECT artifact_uri FROM runs WHERE run_uuid = ?", (run_id,))
-        found = row.fetchone()
-        return None if found is None else found[0]
+        return self._value("SELECT artifact_uri FROM runs WHERE run_uuid = ?", run_id)
 
     def run_start_time(self, run_id: str) -> int | None:
-        row = self._db().execute("SELECT start_time FROM runs WHERE run_uuid = ?", (run_id,))
-        found = row.fetchone()
-        return None if found is None else found[0]
+        return self._value("SELECT start_time FROM runs WHERE run_uuid = ?", run_id)
+
+    def artifact_location(self, experiment_id: str) -> str:
+        """The experiment's artifact location (``''`` when it has none)."""
+        sql = "SELECT artifact_location FROM experiments WHERE experiment_id = ?"
+        return self._value(sql, int(experiment_id)) or ""

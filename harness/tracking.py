@@ -472,11 +472,7 @@ class Tracker:
         known = self.__dict__.setdefault("_locations", {})
         if experiment_id not in known:
             assert self.direct is not None
-            row = self.direct._db().execute(
-                "SELECT artifact_location FROM experiments WHERE experiment_id = ?",
-                (int(experiment_id),),
-            )
-            known[experiment_id] = row.fetchone()[0] or ""
+            known[experiment_id] = self.direct.artifact_location(experiment_id)
         return known[experiment_id]
 
     def reap_dead_suites(self, experiment_id: str) -> list[str]:
