@@ -14,6 +14,7 @@ import sys
 import tempfile
 import time
 import typing
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -158,15 +159,42 @@ def _overrides(shape: dict[str, Any]) -> Any:
     )
 
 
-def _cell_table(cells: list[Any], title: str) -> Table:
+def _cell_table(cells: list[Any], title: str, states: dict[str, str] | None = None) -> Table:
     table = Table(title=title, show_lines=False)
-    for col in ("#", "task", "dataset", "dataset params", "method", "method params", "seed"):
+    columns = ["#", "task", "dataset", "dataset params", "method", "method params", "seed"]
+    for col in [*columns, *(["state"] if states is not None else [])]:
         table.add_column(col, overflow="fold")
     for i, c in enumerate(cells, 1):
         dp = ", ".join(f"{k}={v}" for k, v in c.dataset_params.items())
         mp = ", ".join(f"{k}={v}" for k, v in c.method_params.items())
-        table.add_row(str(i), c.task, c.dataset, dp, c.method, mp, str(c.seed))
+        state = [] if states is None else [_state(states[c.cell_hash])]
+        table.add_row(str(i), c.task, c.dataset, dp, c.method, mp, str(c.seed), *state)
     return table
+
+
+def _state(state: str) -> str:
+    return "[green]done[/]" if state == "done" else f"runs: {escape(state)}"
+
+
+def _dry_run(spec: Any, tracking_uri: str | None, force: bool) -> None:
+    """``harness run --dry-run``: every cell with what a run would do with it (resume it
+    from the store, or run it and why), read without writing to the store; a store that
+    does not exist yet is not created."""
+    from harness.runner import planned_states
+    from harness.tracking import Tracker, resolve_uri
+
+    uri = resolve_uri(tracking_uri)
+    missing = uri.startswith("sqlite:///") and not Path(uri.removeprefix("sqlite:///")).exists()
+    states = planned_states(spec, None if missing else Tracker(uri), force=force)
+    done = sum(state == "done" for state in states.values())
+    title = f"{spec.name}: {len(spec.cells)} cells"
+    console.print(_cell_table(spec.cells, title, states))
+    reasons = Counter(state for state in states.values() if state != "done")
+    why = "".join(f"; {n} cell(s): {escape(reason)}" for reason, n in reasons.items())
+    console.print(
+        f"{len(spec.cells)} cells: {done} done, {len(spec.cells) - done} to run{why}"
+        + (f"; no store at {escape(uri)} yet" if missing else "")
+    )
 
 
 class _Jobs(click.ParamType):
@@ -230,7 +258,11 @@ class _Jobs(click.ParamType):
     help="MLflow tracking URI [default: $MLFLOW_TRACKING_URI, else sqlite:///mlflow/mlflow.db].",
 )
 @click.option("--force", is_flag=True, help="Run cells even if they already finished.")
-@click.option("--dry-run", is_flag=True, help="Print the cells and their count; run nothing.")
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Print every cell and what a run would do with it (done, or why it runs); run nothing.",
+)
 @click.option("--fail-fast", is_flag=True, help="Stop at the first failed or timed-out cell.")
 @click.option(
     "--report-dir",
@@ -257,8 +289,7 @@ def run(
     """Run every cell of SUITE with a progress bar, then summarise and write the report."""
     registry, spec = _suite(suite, _overrides(shape))
     if dry_run:
-        console.print(_cell_table(spec.cells, f"{spec.name}: {len(spec.cells)} cells"))
-        console.print(f"{len(spec.cells)} cells")
+        _dry_run(spec, tracking_uri, force)
         return
     from harness.runner import raise_on_sigterm, run_suite
     from harness.tracking import Tracker

@@ -35,7 +35,9 @@ __all__ = [
     "SuiteOutcome",
     "Terminated",
     "execute_cell",
+    "planned_states",
     "raise_on_sigterm",
+    "rerun_reason",
     "rerun_reasons",
     "run_suite",
     "seed_everything",
@@ -294,28 +296,61 @@ def rerun_reasons(cells: Iterable[Cell], previous: Mapping[str, Mapping[str, str
     :returns: reasons such as ``"code of plugin fair-regression changed"``, ``"metrics
         changed"``, ``"last run failed"``, ``"forced"`` or ``"new"``.
     """
-    out: Counter = Counter()
-    for cell in cells:
-        tags = previous.get(cell.config_hash)
-        if tags is None:
-            out["new"] += 1
-            continue
-        changed = [
-            p
-            for p, fingerprint in cell.code
-            if tags.get(f"harness.code.{p}") not in (None, fingerprint)
-        ]
-        if changed:
-            out[f"code of plugin {', '.join(changed)} changed"] += 1
-        elif tags.get("harness.metrics_hash") not in (None, cell.metrics_hash):
-            out["metrics changed"] += 1
-        elif tags.get("harness.cell_hash") != cell.cell_hash:
-            out["plugin version or code changed"] += 1
-        elif tags.get("harness.status") in ("failed", "timeout"):
-            out[f"last run {tags['harness.status']}"] += 1
-        else:
-            out["forced"] += 1
-    return out
+    return Counter(rerun_reason(cell, previous) for cell in cells)
+
+
+def rerun_reason(cell: Cell, previous: Mapping[str, Mapping[str, str]]) -> str:
+    """Why one cell has no usable result (one of :func:`rerun_reasons`' reasons)."""
+    tags = previous.get(cell.config_hash)
+    if tags is None:
+        return "new"
+    code = tags.get
+    changed = [p for p, fp in cell.code if code(f"harness.code.{p}") not in (None, fp)]
+    if changed:
+        return f"code of plugin {', '.join(changed)} changed"
+    if tags.get("harness.metrics_hash") not in (None, cell.metrics_hash):
+        return "metrics changed"
+    if tags.get("harness.cell_hash") != cell.cell_hash:
+        return "plugin version or code changed"
+    if tags.get("harness.status") in ("failed", "timeout"):
+        return f"last run {tags['harness.status']}"
+    return "forced"
+
+
+def planned_states(suite: Any, tracker: Any | None, force: bool = False) -> dict[str, str]:
+    """What :func:`run_suite` would do with each cell, read from the store without writing
+    to it (``harness run --dry-run``).
+
+    :param suite: a :class:`harness.suite.Suite`.
+    :param tracker: a :class:`harness.tracking.Tracker`, or ``None`` when the store does not
+        exist yet (every cell is then new).
+    :param force: as for :func:`run_suite`.
+    :returns: ``{cell_hash: state}``: ``"done"`` for a cell a run would resume from the
+        store (docs/design.md "Resume"), else the reason it would run (as in the run's
+        "Cells to run" line: ``"never run with these settings"``, ``"code of plugin X
+        changed"``, ``"last run failed"``, ``"--force"`` ...).
+    """
+    states: dict[str, str] = {}
+    for name, members in suite.experiments().items():
+        experiment = tracker.experiment_id(name) if tracker is not None else None
+        done: set[str] = set()
+        previous: Mapping[str, Mapping[str, str]] = {}
+        if experiment is not None and not force:
+            done = tracker.finished_hashes(experiment)
+            previous = tracker.latest_by_config(experiment)
+        for cell in members:
+            if force:
+                states[cell.cell_hash] = "--force"
+            elif cell.cell_hash in done:
+                states[cell.cell_hash] = "done"
+            else:
+                reason = rerun_reason(cell, previous)
+                states[cell.cell_hash] = SHOWN_REASONS.get(reason, reason)
+    return states
+
+
+# How a reason of :func:`rerun_reasons` reads in the run's "Cells to run" line.
+SHOWN_REASONS = {"new": "never run with these settings"}
 
 
 def _mark_killed(tracker: Any, parents: dict[str, tuple[str, str]], heartbeats: list) -> None:
@@ -408,10 +443,9 @@ def run_suite(
         # "12 cell(s): code of plugin X changed; 4 cell(s): never run with these settings",
         # whenever something was done before (a first run of a suite needs no reason).
         if any(r != "new" for r in reasons) or (todo and len(todo) < len(cells)):
-            shown = {"new": "never run with these settings"}
             notice(
                 "Cells to run: "
-                + "; ".join(f"{n} cell(s): {shown.get(r, r)}" for r, n in reasons.items())
+                + "; ".join(f"{n} cell(s): {SHOWN_REASONS.get(r, r)}" for r, n in reasons.items())
             )
         where = {c.cell_hash: parents[c.experiment or suite.name] for c in cells}
 

@@ -18,7 +18,7 @@ import pytest
 from fake_plugins import install_fake_plugin
 
 from harness.report import summary_table
-from harness.runner import LocalExecutor, execute_cell, run_suite
+from harness.runner import LocalExecutor, execute_cell, planned_states, run_suite
 from harness.suite import load_suite
 from harness.tracking import Tracker
 
@@ -121,6 +121,8 @@ def test_editing_a_plugin_reruns_only_the_cells_that_use_it(toy_env, tmp_path, s
     again = subprocess.run(cmd, env=toy_env, capture_output=True, text=True, timeout=300)
     assert "6 already finished, 0 to run" in again.stdout
     (site / "toy_extra.py").write_text(EXTRA.replace("/ 2  # EDIT-ME", "/ 4  # fixed"))
+    dry = subprocess.run([*cmd, "--dry-run"], env=toy_env, capture_output=True, text=True)
+    assert "6 cells: 3 done, 3 to run; 3 cell(s): code of plugin toy-extra changed" in dry.stdout
     edited = subprocess.run(cmd, env=toy_env, capture_output=True, text=True, timeout=300)
     assert edited.returncode == 0, edited.stdout + edited.stderr
     # before the fix: "6 already finished, 0 to run" with the old numbers
@@ -151,6 +153,30 @@ def test_a_failed_forced_rerun_is_shown_failed_never_the_older_success(
     monkeypatch.delenv("TOY_FRAGILE_FAIL")
     _, third, notices = _run(registry, path, store)
     assert third.ran == 2 and any("2 cell(s): last run failed" in n for n in notices)
+
+
+def test_dry_run_states_are_what_the_next_run_does(registry, write_suite, store, monkeypatch):
+    """``harness run --dry-run`` reads per cell what a run would do; checked against what
+    the runs then do (a dry run that called a failed cell done, or read identity by params
+    only, fails here)."""
+    path = write_suite(SUITE.replace("SCALE", "1.0"))
+    suite = load_suite(path, registry)
+    method = {c.cell_hash: c.method for c in suite.cells}
+    assert set(planned_states(suite, None).values()) == {"never run with these settings"}
+    monkeypatch.setenv("TOY_FRAGILE_FAIL", "1")
+    tracker, _, _ = _run(registry, path, store)
+    monkeypatch.delenv("TOY_FRAGILE_FAIL")
+    states = planned_states(suite, tracker)
+    assert {method[h]: s for h, s in states.items()} == {
+        "mean": "done",
+        "fragile": "last run failed",
+    }
+    assert set(planned_states(suite, tracker, force=True).values()) == {"--force"}
+    _, second, _ = _run(registry, path, store)
+    assert second.ran == sum(s != "done" for s in states.values()) == 2
+    assert set(planned_states(suite, tracker).values()) == {"done"}
+    rescaled = load_suite(write_suite(SUITE.replace("SCALE", "2.0")), registry)
+    assert set(planned_states(rescaled, tracker).values()) == {"metrics changed"}
 
 
 # -- 3. non-finite values -------------------------------------------------------------------
