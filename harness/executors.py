@@ -553,12 +553,30 @@ def _run_isolated(cell: Cell, registry: Registry, threads: int | None) -> CellRe
                 child.kill()
                 return _timed_out(cell, started)
             kind, value = child.conn.recv()
-            if kind == "start" and cell.timeout:
-                deadline = value + cell.timeout
+            if kind == "start":
+                _announce("start", cell)
+                if cell.timeout:
+                    deadline = value + cell.timeout
             elif kind == "done":
                 return value
     except (EOFError, OSError, BrokenPipeError):
         return _died(cell, child.reap(timeout=5), "the cell's process on a dask worker")
+    finally:
+        _announce("end", cell)
+
+
+CELL_TOPIC = "harness-cell"  # dask event topic: a cell started or ended on a worker
+
+
+def _announce(kind: str, cell: Cell) -> None:
+    """Tell the driver (subscribed to :data:`CELL_TOPIC`) that ``cell`` started or ended
+    here, for its progress lines; nothing outside a dask worker."""
+    try:
+        from distributed import get_worker
+
+        get_worker().log_event(CELL_TOPIC, {"kind": kind, "cell": cell.cell_hash})
+    except (ImportError, ValueError):  # not in a dask worker (a test calling directly)
+        pass
 
 
 class DaskExecutor:
@@ -601,6 +619,26 @@ class DaskExecutor:
         self.registry = registry
         self.n_jobs = max(1, n_jobs)
         self.scheduler = scheduler
+        self._cells: dict[str, Cell] = {}
+        self._started: dict[str, float] = {}  # cell hash -> driver's monotonic clock at start
+        self._ended: set[str] = set()  # a late "start" event must not revive these
+
+    def running(self) -> list[tuple[Cell, float]]:
+        """The cells executing now on the cluster, each with its seconds since its start
+        was heard (the workers' ``harness-cell`` events; for progress lines)."""
+        now = time.monotonic()
+        started = dict(self._started)
+        return [(self._cells[h], now - t) for h, t in started.items() if h in self._cells]
+
+    def _on_event(self, event: tuple[float, Any]) -> None:
+        msg = event[1]
+        if not isinstance(msg, dict) or msg.get("cell") not in self._cells:
+            return
+        if msg.get("kind") == "start" and msg["cell"] not in self._ended:
+            self._started[msg["cell"]] = time.monotonic()
+        else:
+            self._ended.add(msg["cell"])
+            self._started.pop(msg["cell"], None)
 
     @contextlib.contextmanager
     def _client(self) -> Any:
@@ -633,7 +671,10 @@ class DaskExecutor:
         dd = self._distributed
         threads = None if self.scheduler else max(1, (os.cpu_count() or 1) // self.n_jobs)
         router = _Router(cells)
+        self._cells = {c.cell_hash: c for group in router.groups.values() for c in group}
+        self._started, self._ended = {}, set()
         with self._client() as client, _writer(on_result) as writer:
+            client.subscribe_topic(CELL_TOPIC, self._on_event)
             registry = client.scatter(self.registry, broadcast=True, hash=False)
             futures = {
                 client.submit(_run_group, group, registry, threads, pure=False): group
@@ -643,11 +684,14 @@ class DaskExecutor:
                 for future in dd.as_completed(list(futures)):
                     group = futures.pop(future)
                     for cell, result in zip(group, self._results(future, group), strict=True):
+                        self._on_event((0.0, {"kind": "end", "cell": cell.cell_hash}))
                         writer.put(cell, result)
                     if writer.stopped:
                         break
             finally:
                 client.cancel(list(futures))
+                client.unsubscribe_topic(CELL_TOPIC)
+                self._started = {}
             writer.check()
 
     @staticmethod

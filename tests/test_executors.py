@@ -299,6 +299,21 @@ runs:
 """
 
 
+def test_running_lists_the_cells_at_work_for_progress_lines(executor, faults, write_suite):
+    """Progress lines name the running cells ("running: draw/sleep s0 (3 s)") on both
+    executors; the dask executor hears of them from its workers' events."""
+    cells = _cells(faults, write_suite, "[{name: sleep, params: {seconds: 2.0}}]", seeds=(0,))
+    seen: list[tuple[str, float]] = []
+    thread = threading.Thread(target=_run, args=(executor, cells))
+    thread.start()
+    while thread.is_alive():
+        seen += [(c.cell_hash, sec) for c, sec in executor.running()]
+        time.sleep(0.05)
+    assert seen and {h for h, _ in seen} == {cells[0].cell_hash}
+    assert max(sec for _, sec in seen) > 1.0
+    assert executor.running() == []
+
+
 @pytest.mark.slow
 def test_run_on_a_real_dask_scheduler_with_two_workers_matches_one_job(
     toy_env, write_suite, tmp_path, _empty_store
