@@ -184,7 +184,9 @@ def _dry_run(spec: Any, tracking_uri: str | None, force: bool) -> None:
     from harness.tracking import Tracker, resolve_uri
 
     uri = resolve_uri(tracking_uri)
-    missing = uri.startswith("sqlite:///") and not Path(uri.removeprefix("sqlite:///")).exists()
+    path = Path(uri.removeprefix("sqlite:///")) if uri.startswith("sqlite:///") else None
+    # An empty file is no store either: opening it through MLflow would write the schema.
+    missing = path is not None and (not path.exists() or path.stat().st_size == 0)
     states = planned_states(spec, None if missing else Tracker(uri), force=force)
     done = sum(state == "done" for state in states.values())
     title = f"{spec.name}: {len(spec.cells)} cells"

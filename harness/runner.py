@@ -329,10 +329,24 @@ def planned_states(suite: Any, tracker: Any | None, force: bool = False) -> dict
         store (docs/design.md "Resume"), else the reason it would run (as in the run's
         "Cells to run" line: ``"never run with these settings"``, ``"code of plugin X
         changed"``, ``"last run failed"``, ``"--force"`` ...).
+    :raises StoreError: where a run would be refused before any cell: an experiment of the
+        suite is deleted, or another live ``harness run`` is running the suite (the same
+        message a run gives).
     """
+    from harness.errors import StoreError
+
     states: dict[str, str] = {}
     for name, members in suite.experiments().items():
-        experiment = tracker.experiment_id(name) if tracker is not None else None
+        experiment = None
+        if tracker is not None:
+            experiment = tracker.experiment_id(name, refuse_deleted=True)
+        for other in tracker.running_suites(experiment) if experiment is not None else []:
+            if other.alive:
+                raise StoreError(
+                    f"This suite is already running in {tracker.display_uri}:"
+                    f" {other.describe()} (run {other.run_id}); a run started now would be"
+                    " refused. Wait for it to finish (or stop it), then run again."
+                )
         done: set[str] = set()
         previous: Mapping[str, Mapping[str, str]] = {}
         if experiment is not None and not force:

@@ -310,11 +310,16 @@ class Tracker:
 
     # -- experiments and suite runs ---------------------------------------------------
 
-    def experiment_id(self, name: str, create: bool = False) -> str | None:
+    def experiment_id(
+        self, name: str, create: bool = False, refuse_deleted: bool = False
+    ) -> str | None:
         """The id of experiment ``name``; created (artifacts under the store) if asked.
 
-        :raises StoreError: ``create`` and the experiment exists but is deleted (runs
-            logged there would be invisible): how to restore it or free the name.
+        :param refuse_deleted: raise as ``create`` does for a deleted experiment, without
+            creating anything (``harness run --dry-run``: what a run would meet).
+        :raises StoreError: ``create`` (or ``refuse_deleted``) and the experiment exists but
+            is deleted (runs logged there would be invisible): how to restore it or free the
+            name.
         """
         location = f"{self.artifact_root}/{name}" if self.artifact_root else None
         # MLflow 3's UI shows GenAI pages unless an experiment says it holds model runs.
@@ -325,10 +330,11 @@ class Tracker:
                 with contextlib.suppress(UnsupportedWriteError):
                     found = (self.direct.create_experiment(name, location, tags), "active")
             if found is not None or not create:
-                return self._active(name, *found, create) if found else None
+                return self._active(name, *found, create or refuse_deleted) if found else None
         experiment = self.client.get_experiment_by_name(name)
         if experiment is not None:
-            return self._active(name, experiment.experiment_id, experiment.lifecycle_stage, create)
+            stage, refuse = experiment.lifecycle_stage, create or refuse_deleted
+            return self._active(name, experiment.experiment_id, stage, refuse)
         if not create:
             return None
         from mlflow.exceptions import MlflowException

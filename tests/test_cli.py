@@ -81,6 +81,22 @@ def test_dry_run_prints_the_cell_table_and_count(toy_env, suite, tmp_path):
     assert not (tmp_path / "mlflow").exists()
 
 
+def test_dry_run_leaves_an_empty_store_file_as_it_is(toy_env, suite, tmp_path):
+    (tmp_path / "store").mkdir()
+    empty = tmp_path / "store" / "mlflow.db"
+    empty.touch()
+    uri = f"sqlite:///{empty}"
+    dry = subprocess.run(
+        [HARNESS, "run", suite(), "--dry-run", "--tracking-uri", uri],
+        env=toy_env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert dry.returncode == 0 and "no store at" in dry.stdout, dry.stdout + dry.stderr
+    assert empty.stat().st_size == 0 and list(empty.parent.iterdir()) == [empty]
+
+
 def test_plugin_that_fails_to_import_is_left_out_with_its_error(toy_env, tmp_path):
     site = Path(toy_env["PYTHONPATH"].split(os.pathsep)[0])
     info = site / "harness_broken-0.1.0.dist-info"

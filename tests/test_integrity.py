@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from fake_plugins import install_fake_plugin
 
+from harness.errors import StoreError
 from harness.report import summary_table
 from harness.runner import LocalExecutor, execute_cell, planned_states, run_suite
 from harness.suite import load_suite
@@ -177,6 +178,15 @@ def test_dry_run_states_are_what_the_next_run_does(registry, write_suite, store,
     assert set(planned_states(suite, tracker).values()) == {"done"}
     rescaled = load_suite(write_suite(SUITE.replace("SCALE", "2.0")), registry)
     assert set(planned_states(rescaled, tracker).values()) == {"metrics changed"}
+    # where a run would be refused, the dry run is refused with the run's reason
+    experiment = tracker.experiment_id("integrity")
+    live = tracker.start_suite(experiment, suite, {}, None)
+    with pytest.raises(StoreError, match="already running"):
+        planned_states(suite, tracker)
+    tracker.end_suite(live, "FINISHED")
+    tracker.client.delete_experiment(experiment)
+    with pytest.raises(StoreError, match="is deleted"):
+        planned_states(suite, Tracker(store))
 
 
 # -- 3. non-finite values -------------------------------------------------------------------
