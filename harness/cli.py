@@ -669,10 +669,12 @@ def _attributes(doc: str) -> dict[str, str]:
 @click.option("--tracking-uri", default=None, help="MLflow tracking URI.")
 @click.option(
     "--out",
+    "--report-dir",
+    "out",
     default="reports",
     show_default=True,
     type=click.Path(),
-    help="Folder for the reports (one subfolder per suite).",
+    help="Folder for the reports (one subfolder per suite; --report-dir as for harness run).",
 )
 def report(suite: str | None, tracking_uri: str | None, out: str) -> None:
     """Write result tables (mean and 95% CI over seeds) and plots for SUITE (default: every
