@@ -181,12 +181,10 @@ def _dry_run(spec: Any, tracking_uri: str | None, force: bool) -> None:
     from the store, or run it and why), read without writing to the store; a store that
     does not exist yet is not created."""
     from harness.runner import planned_states
-    from harness.tracking import Tracker, resolve_uri
+    from harness.tracking import Tracker, resolve_uri, sqlite_store_missing
 
     uri = resolve_uri(tracking_uri)
-    path = Path(uri.removeprefix("sqlite:///")) if uri.startswith("sqlite:///") else None
-    # An empty file is no store either: opening it through MLflow would write the schema.
-    missing = path is not None and (not path.exists() or path.stat().st_size == 0)
+    missing = sqlite_store_missing(uri)
     states = planned_states(spec, None if missing else Tracker(uri), force=force)
     done = sum(state == "done" for state in states.values())
     title = f"{spec.name}: {len(spec.cells)} cells"
@@ -797,7 +795,7 @@ def ui(tracking_uri: str | None, port: int, host: str, workers: int) -> None:
     from harness import secrets
     from harness.server import MlflowProcess, mlflow_executable, port_in_use
     from harness.store import check_store
-    from harness.tracking import resolve_uri
+    from harness.tracking import resolve_uri, sqlite_store_missing
 
     uri = secrets.move_http_credentials(resolve_uri(tracking_uri))
     secrets.watch(uri)
@@ -807,7 +805,7 @@ def ui(tracking_uri: str | None, port: int, host: str, workers: int) -> None:
         shown = secrets.mask(uri.rstrip("/"))
         console.print(f"MLflow UI of the tracking server: {shown}{runs_page}")
         return
-    if uri.startswith("sqlite:///") and not Path(uri.removeprefix("sqlite:///")).exists():
+    if sqlite_store_missing(uri):
         raise StoreError(f"No store at {uri} yet: run 'harness run SUITE' first.")
     check_store(uri)  # a missing database driver or an unreachable database: exit 2
     if port_in_use(host, port):

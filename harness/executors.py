@@ -637,8 +637,11 @@ class DaskExecutor:
         if msg.get("kind") == "start" and msg["cell"] not in self._ended:
             self._started[msg["cell"]] = time.monotonic()
         else:
-            self._ended.add(msg["cell"])
-            self._started.pop(msg["cell"], None)
+            self._cell_ended(msg["cell"])
+
+    def _cell_ended(self, cell_hash: str) -> None:
+        self._ended.add(cell_hash)
+        self._started.pop(cell_hash, None)
 
     @contextlib.contextmanager
     def _client(self) -> Any:
@@ -684,7 +687,7 @@ class DaskExecutor:
                 for future in dd.as_completed(list(futures)):
                     group = futures.pop(future)
                     for cell, result in zip(group, self._results(future, group), strict=True):
-                        self._on_event((0.0, {"kind": "end", "cell": cell.cell_hash}))
+                        self._cell_ended(cell.cell_hash)
                         writer.put(cell, result)
                     if writer.stopped:
                         break

@@ -304,8 +304,7 @@ def rerun_reason(cell: Cell, previous: Mapping[str, Mapping[str, str]]) -> str:
     tags = previous.get(cell.config_hash)
     if tags is None:
         return "new"
-    code = tags.get
-    changed = [p for p, fp in cell.code if code(f"harness.code.{p}") not in (None, fp)]
+    changed = [p for p, fp in cell.code if tags.get(f"harness.code.{p}") not in (None, fp)]
     if changed:
         return f"code of plugin {', '.join(changed)} changed"
     if tags.get("harness.metrics_hash") not in (None, cell.metrics_hash):
@@ -343,9 +342,11 @@ def planned_states(suite: Any, tracker: Any | None, force: bool = False) -> dict
         for other in tracker.running_suites(experiment) if experiment is not None else []:
             if other.alive:
                 raise StoreError(
-                    f"This suite is already running in {tracker.display_uri}:"
-                    f" {other.describe()} (run {other.run_id}); a run started now would be"
-                    " refused. Wait for it to finish (or stop it), then run again."
+                    tracker.already_running(
+                        other,
+                        "A run started now would be refused. Wait for it to finish (or stop"
+                        " it), then run again.",
+                    )
                 )
         done: set[str] = set()
         previous: Mapping[str, Mapping[str, str]] = {}

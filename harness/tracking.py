@@ -76,6 +76,14 @@ def _sqlite_path(uri: str) -> Path | None:
     return Path(uri.removeprefix("sqlite:///")) if uri.startswith("sqlite:///") else None
 
 
+def sqlite_store_missing(uri: str) -> bool:
+    """Whether ``uri`` is a SQLite store whose file does not exist yet or is empty (an
+    empty file is no store either: opening it through MLflow would write the schema).
+    Always ``False`` for a server or database URI."""
+    db = _sqlite_path(uri)
+    return db is not None and (not db.exists() or db.stat().st_size == 0)
+
+
 UI_VIEW = "harness-metrics"  # id of the saved runs-table view harness writes and links to
 _UI_VIEW_TAG = f"mlflow.sharedViewState.{UI_VIEW}"  # MLflow UI 3.x: saved views are these tags
 
@@ -383,10 +391,17 @@ class Tracker:
             if self._start_time(other.run_id) <= self._start_time(parent_id):
                 self.delete_run(parent_id)
                 raise StoreError(
-                    f"This suite is already running in {self.display_uri}: {other.describe()}"
-                    f" (run {other.run_id}). Nothing was run; wait for it to finish (or stop"
-                    " it), then run again: cells it finished are kept and not run twice."
+                    self.already_running(other, "Nothing was run; wait for it to finish (or")
+                    + " stop it), then run again: cells it finished are kept and not run twice."
                 )
+
+    def already_running(self, other: Any, then: str) -> str:
+        """The message that refuses a run because ``other`` (a live parent run of
+        :meth:`running_suites`) is running the suite, followed by ``then`` (what to do)."""
+        return (
+            f"This suite is already running in {self.display_uri}: {other.describe()}"
+            f" (run {other.run_id}). {then}"
+        )
 
     def start_suite(
         self,

@@ -122,7 +122,9 @@ def test_editing_a_plugin_reruns_only_the_cells_that_use_it(toy_env, tmp_path, s
     again = subprocess.run(cmd, env=toy_env, capture_output=True, text=True, timeout=300)
     assert "6 already finished, 0 to run" in again.stdout
     (site / "toy_extra.py").write_text(EXTRA.replace("/ 2  # EDIT-ME", "/ 4  # fixed"))
-    dry = subprocess.run([*cmd, "--dry-run"], env=toy_env, capture_output=True, text=True)
+    dry = subprocess.run(
+        [*cmd, "--dry-run"], env=toy_env, capture_output=True, text=True, timeout=300
+    )
     assert "6 cells: 3 done, 3 to run; 3 cell(s): code of plugin toy-extra changed" in dry.stdout
     edited = subprocess.run(cmd, env=toy_env, capture_output=True, text=True, timeout=300)
     assert edited.returncode == 0, edited.stdout + edited.stderr

@@ -93,12 +93,7 @@ def main(report_dir: str) -> None:
     print()
     accuracy = pd.read_csv(folder / "margin-qml-accuracy.csv", dtype={"method.shared": str})
     accuracy = accuracy[accuracy["dataset"] == "cluster-phases"]
-    mine = accuracy.assign(**{"method.shared": accuracy["method.shared"].fillna("")})
-    mine = mine.groupby(["noise", "method", "method.shared"], dropna=False)[
-        ["train-accuracy", "test-accuracy"]
-    ].mean()
-    mine = mine.reset_index()
-    ours_acc = _accuracies(mine)
+    ours_acc = _accuracies(accuracy)
     authors_results = authors_results.assign(noise=authors_results["dataset.noise"])
     theirs_acc = _accuracies(authors_results)
     print("| r | architecture | ours train / test | authors train / test |")
