@@ -391,11 +391,14 @@ class Tracker:
             if self._start_time(other.run_id) <= self._start_time(parent_id):
                 self.delete_run(parent_id)
                 raise StoreError(
-                    self.already_running(other, "Nothing was run; wait for it to finish (or")
-                    + " stop it), then run again: cells it finished are kept and not run twice."
+                    self.already_running(
+                        other,
+                        "Nothing was run; wait for it to finish (or stop it), then run again:"
+                        " cells it finished are kept and not run twice.",
+                    )
                 )
 
-    def already_running(self, other: Any, then: str) -> str:
+    def already_running(self, other: SuiteProcess, then: str) -> str:
         """The message that refuses a run because ``other`` (a live parent run of
         :meth:`running_suites`) is running the suite, followed by ``then`` (what to do)."""
         return (

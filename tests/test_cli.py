@@ -145,6 +145,11 @@ def test_report_writes_markdown_and_html(toy_env, suite, store, tmp_path):
     assert result.returncode == 0, result.stderr
     text = (out / "cli-toy" / "report.md").read_text()
     assert "## toy" in text and "abs-error" in text
+    # --report-dir names the same folder, as it does for harness run
+    other = tmp_path / "other"
+    again = harness(toy_env, "report", path, "--tracking-uri", store, "--report-dir", str(other))
+    assert again.returncode == 0, again.stderr
+    assert (other / "cli-toy" / "report.md").exists()
 
 
 def test_new_plugin_skeleton_passes_its_conformance_checks(tmp_path):
