@@ -26,29 +26,47 @@ def _family(kind, n, depths):
     return [circuits.QCNN(n, d, kind == "qcnn-shared") for d in depths]
 
 
-@pytest.mark.parametrize("n", [6, 8])
+@pytest.mark.parametrize("wires", [(0, 2), (0,)])
+@pytest.mark.parametrize("n", [6, 8, 10])
 @pytest.mark.parametrize("kind", ["qcnn-unshared", "qcnn-shared", "sel"])
-def test_group_circuit_matches_the_per_model_simulator(kind, n):
-    """Probabilities and angle gradients of a mixed-depth group, complex128."""
+def test_group_circuit_matches_the_per_model_simulator(kind, n, wires):
+    """Probabilities and angle gradients of a mixed-depth group, complex128, read out on
+    four or two classes' wires (the QCNN tail unitary and the pruned last SEL layer
+    depend on them; 10 qubits has the QCNN's two final blocks)."""
     torch.manual_seed(0)
     ansatze = _family(kind, n, [3, 2, 1])
     x = torch.randn(4, 2**n, dtype=torch.complex128)
     x = x / x.norm(dim=1, keepdim=True)
     thetas = [(torch.rand(a.n_params, dtype=torch.float64) * 6.3).requires_grad_() for a in ansatze]
-    weights = torch.randn(3, 4, 4, dtype=torch.float64)
-    p = batched.GroupCircuit(ansatze)(x[None], thetas, (0, 2))
+    k = 2 ** len(wires)
+    weights = torch.randn(3, 4, k, dtype=torch.float64)
+    p = batched.GroupCircuit(ansatze)(x[None], thetas, wires)
     (p * weights).sum().backward()
     grads = [t.grad.clone() for t in thetas]
     for t in thetas:
         t.grad = None
     refs = [
-        sim.probs(a(x.reshape(4, *[2] * n), t), (0, 2))
-        for a, t in zip(ansatze, thetas, strict=True)
+        sim.probs(a(x.reshape(4, *[2] * n), t), wires) for a, t in zip(ansatze, thetas, strict=True)
     ]
     sum((r * w).sum() for r, w in zip(refs, weights, strict=True)).backward()
     for k in range(3):
         assert torch.allclose(p[k], refs[k], atol=1e-12, rtol=0)
         assert torch.allclose(grads[k], thetas[k].grad, atol=1e-12, rtol=0)
+
+
+@pytest.mark.parametrize("n", [8, 10, 12])
+def test_qcnn_tail_is_one_unitary_and_the_last_sel_layer_is_pruned(n):
+    """The plan behind the speed figures: after its first level the QCNN acts on every
+    second wire only, simulated as one unitary on those wires; the last
+    StronglyEntanglingLayers layer keeps only the Rot gates on the readout wires."""
+    qcnn = batched.GroupCircuit(_family("qcnn-unshared", n, [3, 1])).plan((0, 1), (0, 2))
+    assert qcnn.sub == tuple(range(0, n, 2))
+    assert all(len(slot.order) == n + 1 for slot in qcnn.head.slots)
+    sel = batched.GroupCircuit(_family("sel", n, [3, 1])).plan((0, 1), (0, 2))
+    assert sel.sub == ()
+    last = sel.head.slots[-1]
+    assert [c.comps for c in last.chunks] and not last.diag_ranges
+    assert sum(len(c.sources) for c in last.chunks) == 2  # Rot on wires 0 and 2 only
 
 
 def test_ring_apply_backward_is_the_adjoint():

@@ -19,6 +19,27 @@ where the previous order cannot be reused. Models of different depths (L) are so
 deepest first, so that the models taking part in a slot (a half-layer, or an SEL layer) are
 a prefix of the batch.
 
+Two reductions that leave the Born probabilities of the readout wires exactly as they are
+(``GroupCircuit.plan``):
+
+- *QCNN tail.* After its first level the QCNN acts on every second wire only (papers file
+  §3). From the first slot after which every gate (and every readout wire) lies on at most
+  n/2 wires S, the rest of the circuit (the tail) is one unitary V on S. V is simulated
+  once per call on the 2**|S| basis states of S (the same ring plan on an |S|-wire
+  register: 4**|S| amplitudes per model against the states' B * 2**n, B times fewer at
+  |S| = n/2) and applied to
+  the states as one batched matrix product, 2**|S| complex multiply-adds per amplitude,
+  where the tail's blocks through the ring plan cost several times more (QCNN, 10 qubits,
+  L = 9: 38 of 128 blocks; the plan's cost estimate is as large as the first level's).
+  It is used when the cost estimate says it is cheaper.
+- *Light cone of the last slot.* Gates of the last slot that touch no readout wire act on
+  traced-out wires after everything else, and a diagonal just before a computational-basis
+  measurement changes no probability; both are dropped (StronglyEntanglingLayers read out
+  on 2 of 10 wires: 8 of the last layer's 10 Rot gates and its CZ ring). Layers of
+  StronglyEntanglingLayers models of different depths are aligned at their last layer so
+  that the pruned slot is shared; their CZ ranges then differ per model (one diagonal per
+  row).
+
 The backward pass of the ring product is written by hand (:class:`RingApply`) so that it
 needs no copy either: ``grad_x = grad_out.T @ conj(G)``, ``grad_G = grad_out @ conj(x)``.
 """
@@ -26,7 +47,7 @@ needs no copy either: ``grad_x = grad_out.T @ conj(G)``, ``grad_G = grad_out @ c
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import torch
@@ -90,8 +111,9 @@ class _Slot:
     m: int  # active models: rows [0, m)
     order: tuple[int, ...]  # order the active rows are brought to before the chunks
     chunks: list[_Chunk]
-    diag_range: int = 0  # CZ ring range applied after the chunks (0: none)
+    diag_ranges: tuple[int, ...] = ()  # per row: CZ ring range after the chunks (0: none)
     final_order: tuple[int, ...] = ()
+    cost: float = 0.0  # estimated work: rows x (_bmm_cost + _perm_cost)
 
 
 @dataclass
@@ -100,7 +122,6 @@ class _Plan:
     n_qubits: int
     n_models: int
     gather: list | None = None
-    signatures: dict[tuple[int, ...], list[tuple[int, int]]] = field(default_factory=dict)
 
 
 def _arc(n: int, wires: tuple[int, ...]) -> tuple[int, ...]:
@@ -176,7 +197,8 @@ def group_slots(ansatz) -> list[tuple[tuple, list[tuple[tuple[int, ...], int]], 
     -------
     list of (key, gates, diag_range)
         ``key`` orders and aligns slots across models (QCNN: (level, repetition, half) and
-        finals; SEL: (layer,)); ``gates`` are (wires, gate index) with disjoint wires, two
+        finals; SEL: (layer - L,), so that the models' last layers line up); ``gates`` are
+        (wires, gate index) with disjoint wires, two
         wires (a U_SU4 block, index into the model's block matrices) or one (a Rot gate,
         index layer·n + wire); ``diag_range`` the CZ ring range after the slot (SEL) or 0.
 
@@ -190,7 +212,11 @@ def group_slots(ansatz) -> list[tuple[tuple, list[tuple[tuple[int, ...], int]], 
     if isinstance(ansatz, circuits.StronglyEntangling):
         n = ansatz.n_qubits
         return [
-            ((layer,), [((w,), layer * n + w) for w in range(n)], layer % (n - 1) + 1)
+            (
+                (layer - ansatz.layers,),
+                [((w,), layer * n + w) for w in range(n)],
+                layer % (n - 1) + 1,
+            )
             for layer in range(ansatz.layers)
         ]
     raise TypeError(f"no group plan for {type(ansatz).__name__}")
@@ -267,70 +293,53 @@ class GroupCircuit:
         self.n_qubits = ns.pop()
         self.max_width = max_width
         self.slots = [group_slots(a) for a in ansatze]
-        self._plans: dict[tuple[int, ...], _Plan] = {}
+        self._plans: dict[tuple, _GroupPlan] = {}
 
     # -- planning -----------------------------------------------------------------------
 
-    def plan(self, active: tuple[int, ...]) -> _Plan:
-        """The slot plan of the models ``active`` (their rows in that order)."""
-        if active in self._plans:
-            return self._plans[active]
+    def plan(self, active: tuple[int, ...], wires: tuple[int, ...] = ()) -> _GroupPlan:
+        """The plan of the models ``active`` (their rows in that order) read out on ``wires``.
+
+        The QCNN's later levels act on every second wire only, so its circuit is split where
+        the rest of it acts on at most half of the wires (``_tail_split``); that rest (the
+        *tail*) is simulated once as a unitary on its own wires and applied to the states
+        as one matrix product (see the module notes).
+        """
+        cache_key = (active, tuple(wires))
+        if cache_key in self._plans:
+            return self._plans[cache_key]
         n = self.n_qubits
         per_model = [{key: (g, d) for key, g, d in self.slots[i]} for i in active]
         keys = sorted({k for s in per_model for k in s})
-        slots: list[_Slot] = []
-        parts = [(0, len(active), (BATCH, *range(n)))]  # (row start, row end, order)
-        for key in keys:
-            members = [j for j, s in enumerate(per_model) if key in s]
-            m = len(members)
-            if members != list(range(m)):
-                raise ValueError(
-                    "models taking part in a slot must be a prefix of the batch; sort the "
-                    "group by depth, deepest first"
-                )
-            gates_ref, diag = per_model[0][key]
-            wires = [g for g, _ in gates_ref]
-            for j in range(1, m):
-                if [g for g, _ in per_model[j][key][0]] != wires:
-                    raise ValueError(f"slot {key} acts on different wires in different models")
-            head = [p for p in parts if p[0] < m]
-            arcs = [_arc(n, g) for g in wires]
-            current = head[0][2]
-            options = []
-            if len(head) == 1:  # no copy: traverse what lies after the batch axis
-                tail = current[current.index(BATCH) + 1 :]
-                t = _traverse(n, arcs, tail[-1], len(tail), self.max_width) if tail else None
-                if t is not None:
-                    options.append((_bmm_cost(t), current, t))
-            for end in range(n):
-                t = _traverse(n, arcs, end, n, self.max_width)
-                if t is None:
-                    continue
-                used = sum(len(w) for w, _ in t)
-                seg = tuple((end - used + 1 + i) % n for i in range(used))
-                target = (*(w for w in current if w not in seg), *seg)
-                options.append((_bmm_cost(t) + _perm_cost(current, target), target, t))
-            if not options:
-                raise ValueError(f"slot {key}: no window plan within {n} wires")
-            _, order, windows = min(options, key=lambda o: o[0])
-            slot_chunks, cur = [], order
-            for window, got in windows:
-                comps = tuple(tuple(window.index(w) for w in wires[g]) for g in got)
-                sources = [
-                    np.asarray([per_model[j][key][0][g][1] for j in range(m)], dtype=np.int64)
-                    for g in got
-                ]
-                uid = sum(len(x.chunks) for x in slots) + len(slot_chunks)
-                slot_chunks.append(_Chunk(len(window), window, comps, sources, uid))
-                cur = (*window, *cur[: len(cur) - len(window)])
-            slots.append(_Slot(m, order, slot_chunks, diag, cur))
-            rest = []
-            for start, end, o in parts:
-                if end > m:
-                    rest.append((max(start, m), end, o))
-            parts = [(0, m, cur), *rest]
-        plan = _Plan(slots, n, len(active))
-        self._plans[active] = plan
+        if wires:
+            _prune_last_slot(per_model, keys, wires)
+        split, sub = _tail_split(per_model, keys, n, wires)
+        slots = _plan_slots(per_model, keys, n, self.max_width)
+        if sub:
+            # Work per state amplitude: the tail through the ring plan, against the tail's
+            # unitary applied after one permutation copy (its build is 2**(n - s) / B
+            # times smaller and not counted).
+            end = slots[split - 1].final_order
+            target = (BATCH, *(w for w in end if w != BATCH and w not in sub), *sub)
+            direct = sum(slot.cost for slot in slots[split:])
+            if len(active) * (2 ** len(sub) + _perm_cost(end, target)) >= direct:
+                split, sub = len(keys), ()
+        head = _Plan(slots[:split], n, len(active))
+        tail = None
+        if sub:
+            index = {w: k for k, w in enumerate(sub)}
+            relabelled = [
+                {
+                    key: ([(tuple(index[w] for w in ws), g) for ws, g in gates], d)
+                    for key, (gates, d) in model.items()
+                    if key in keys[split:]
+                }
+                for model in per_model
+            ]
+            tail_slots = _plan_slots(relabelled, keys[split:], len(sub), self.max_width)
+            tail = _Plan(tail_slots, len(sub), len(active))
+        plan = _GroupPlan(head, tail, sub, target if sub else ())
+        self._plans[cache_key] = plan
         return plan
 
     # -- execution ----------------------------------------------------------------------
@@ -361,14 +370,17 @@ class GroupCircuit:
             out.append((width, comps, [c.uid for c in chunks], indices, sizes))
         return out
 
-    def _gates(self, plan, thetas, active):
-        """Every chunk's matrix (m, d, d), built with one embedding pass per chunk shape."""
+    def _matrices(self, thetas, active) -> torch.Tensor:
+        """Every gate of the active models as a matrix, stacked: (gates, 4, 4) or (gates, 2, 2)."""
         width = circuits.BLOCK_PARAMS if self._qcnn else 3
         if len(active) == 1:
             flat = thetas[active[0]].reshape(-1, width)
         else:
             flat = torch.cat([thetas[i].reshape(-1, width) for i in active])
-        mats = circuits.su4_blocks(flat) if self._qcnn else _rot(flat)
+        return circuits.su4_blocks(flat) if self._qcnn else _rot(flat)
+
+    def _gates(self, plan: _Plan, mats: torch.Tensor, active) -> dict[int, torch.Tensor]:
+        """Every chunk's matrix (m, d, d), built with one embedding pass per chunk shape."""
         if plan.gather is None:
             plan.gather = self._gather(plan, active)
         out: dict[int, torch.Tensor] = {}
@@ -401,55 +413,201 @@ class GroupCircuit:
             Model indices, deepest first (default: all, which must then be so sorted).
         """
         active = tuple(range(len(self.ansatze))) if active is None else tuple(active)
-        plan = self.plan(active)
+        plan = self.plan(active, tuple(wires))
         n, batch = self.n_qubits, psi.shape[1]
-        m_all = len(active)
-        state = psi.reshape(psi.shape[0], -1).expand(m_all, -1)
-        parts = [(state, (BATCH, *range(n)))]  # row blocks in row order
-        gates = self._gates(plan, thetas, active)
+        state = psi.reshape(psi.shape[0], -1).expand(len(active), -1)
+        mats = self._matrices(thetas, active)
+        parts = _evolve(
+            plan.head, [(state, (BATCH, *range(n)))], self._gates(plan.head, mats, active), batch
+        )
+        if plan.tail is None:
+            return _marginals(parts, batch, tuple(wires))
+        s = len(plan.sub)
+        eye = torch.eye(2**s, dtype=psi.dtype).reshape(1, -1).expand(len(active), -1)
+        ends = _evolve(
+            plan.tail, [(eye, (BATCH, *range(s)))], self._gates(plan.tail, mats, active), 2**s
+        )
+        # Row j of each model's block is V|j>: the block is V transposed, (m, 2**s, 2**s).
+        v_t = torch.cat([_to_order(x, o, (BATCH, *range(s)), 2**s) for x, o in ends])
+        v_t = v_t.view(len(active), 2**s, 2**s)
+        target = plan.tail_order
+        x = torch.cat([_to_order(x, o, target, batch) for x, o in parts])
+        out = torch.bmm(x.view(len(active), -1, 2**s), v_t).reshape(len(active), -1)
+        return _marginals([(out, target)], batch, tuple(wires))
 
-        def sizes(order):
-            return [batch if w == BATCH else 2 for w in order]
 
-        def to_order(x, src, dst):
-            if src == dst:
-                return x
-            perm = [1 + src.index(w) for w in dst]
-            return x.reshape(x.shape[0], *sizes(src)).permute(0, *perm).reshape(x.shape[0], -1)
+@dataclass
+class _GroupPlan:
+    head: _Plan  # slots on all n wires
+    tail: _Plan | None  # slots on ``sub`` only, on a register of len(sub) wires
+    sub: tuple[int, ...]  # the tail's wires (ascending); () without a tail
+    tail_order: tuple[int, ...]  # order the states take for the tail's unitary: sub last
 
-        for slot in plan.slots:
-            head, rest, taken = [], [], 0
-            for x, o in parts:
-                r = x.shape[0]
-                if taken >= slot.m:
-                    rest.append((x, o))
-                elif taken + r <= slot.m:
-                    head.append((x, o))
-                else:
-                    a, b = x.split([slot.m - taken, taken + r - slot.m])
-                    head.append((a, o))
-                    rest.append((b, o))
-                taken += r
-            if len(head) == 1:
-                x = to_order(head[0][0], head[0][1], slot.order)
-            else:
-                x = torch.cat([to_order(h, o, slot.order) for h, o in head])
-            for ch in slot.chunks:
-                x = RingApply.apply(gates[ch.uid], x, 2**ch.width)
-            if slot.diag_range:
-                diag = _cz_diag(n, slot.diag_range, slot.final_order, x.dtype)
-                x = (x.view(slot.m, *sizes(slot.final_order)) * diag).reshape(slot.m, -1)
-            parts = [(x, slot.final_order), *rest]
-        probs = []
+
+def _prune_last_slot(per_model, keys: list, wires: tuple[int, ...]) -> None:
+    """Drop from the last slot (``keys[-1]``, in place) what cannot change the Born
+    probabilities of ``wires``: its gates that act on none of them (nothing acts on their
+    wires afterwards, so they are unitaries on traced-out wires) and its diagonal (a
+    diagonal unitary just before a computational-basis measurement). For
+    StronglyEntanglingLayers read out on 2 of 10 wires this removes 8 of the last layer's
+    10 Rot gates and its CZ ring. The dropped angles get the gradient they have: zero.
+    (Standard light-cone reasoning, this plugin's own; checked against the per-model
+    simulator and PennyLane in ``tests/test_batched.py`` and ``tests/test_gradients.py``.)
+    """
+    last = keys[-1]
+    for model in per_model:
+        if last in model:
+            gates, _ = model[last]
+            model[last] = ([(ws, g) for ws, g in gates if set(ws) & set(wires)], 0)
+    if not any(model[last][0] for model in per_model if last in model):
+        for model in per_model:
+            model.pop(last, None)
+        keys.pop()
+
+
+def _tail_split(per_model, keys, n, wires) -> tuple[int, tuple[int, ...]]:
+    """Where the circuit is split into head and tail: the first slot from which every later
+    slot (and the readout ``wires``) acts on at most n / 2 wires, with the tail's wires
+    (ascending). ``(len(keys), ())``: no tail (StronglyEntanglingLayers, whose every layer
+    acts on every wire).
+
+    Why: a tail of g two-qubit blocks on s wires costs the states about 8 g complex
+    multiply-adds per amplitude through the ring plan, against 2**s as one s-wire unitary
+    (built on 2**s basis states: 4**s amplitudes against the states' B * 2**n). Whether
+    the tail is used is decided in ``GroupCircuit.plan`` from the plan's cost estimates.
+    """
+    touched: set[int] = set(wires)
+    split = len(keys)
+    for k in range(len(keys) - 1, -1, -1):
+        for model in per_model:
+            if keys[k] in model:
+                touched |= {w for ws, _ in model[keys[k]][0] for w in ws}
+        if len(touched) > n // 2:
+            break
+        split = k
+    if split == len(keys) or split == 0:
+        return len(keys), ()
+    sub: set[int] = set(wires)
+    for key in keys[split:]:
+        for model in per_model:
+            if key in model:
+                sub |= {w for ws, _ in model[key][0] for w in ws}
+    return split, tuple(sorted(sub))
+
+
+def _plan_slots(per_model, keys, n: int, max_width: int) -> list[_Slot]:
+    """The slots ``keys`` of the models ``per_model`` (rows, deepest first) as ring windows
+    on ``n`` wires; see the module notes."""
+    slots: list[_Slot] = []
+    parts = [(0, len(per_model), (BATCH, *range(n)))]  # (row start, row end, order)
+    for key in keys:
+        members = [j for j, s in enumerate(per_model) if key in s]
+        m = len(members)
+        if members != list(range(m)):
+            raise ValueError(
+                "models taking part in a slot must be a prefix of the batch; sort the "
+                "group by depth, deepest first"
+            )
+        gates_ref = per_model[0][key][0]
+        diags = tuple(per_model[j][key][1] for j in range(m))
+        wires = [g for g, _ in gates_ref]
+        for j in range(1, m):
+            if [g for g, _ in per_model[j][key][0]] != wires:
+                raise ValueError(f"slot {key} acts on different wires in different models")
+        head = [p for p in parts if p[0] < m]
+        arcs = [_arc(n, g) for g in wires]
+        current = head[0][2]
+        options = []
+        if len(head) == 1:  # no copy: traverse what lies after the batch axis
+            tail = current[current.index(BATCH) + 1 :]
+            t = _traverse(n, arcs, tail[-1], len(tail), max_width) if tail else None
+            if t is not None:
+                options.append((_bmm_cost(t), current, t))
+        for end in range(n):
+            t = _traverse(n, arcs, end, n, max_width)
+            if t is None:
+                continue
+            used = sum(len(w) for w, _ in t)
+            seg = tuple((end - used + 1 + i) % n for i in range(used))
+            target = (*(w for w in current if w not in seg), *seg)
+            options.append((_bmm_cost(t) + _perm_cost(current, target), target, t))
+        if not options:
+            raise ValueError(f"slot {key}: no window plan within {n} wires")
+        cost, order, windows = min(options, key=lambda o: o[0])
+        slot_chunks, cur = [], order
+        for window, got in windows:
+            comps = tuple(tuple(window.index(w) for w in wires[g]) for g in got)
+            sources = [
+                np.asarray([per_model[j][key][0][g][1] for j in range(m)], dtype=np.int64)
+                for g in got
+            ]
+            uid = sum(len(x.chunks) for x in slots) + len(slot_chunks)
+            slot_chunks.append(_Chunk(len(window), window, comps, sources, uid))
+            cur = (*window, *cur[: len(cur) - len(window)])
+        slots.append(_Slot(m, order, slot_chunks, diags if any(diags) else (), cur, m * cost))
+        rest = []
+        for start, end, o in parts:
+            if end > m:
+                rest.append((max(start, m), end, o))
+        parts = [(0, m, cur), *rest]
+    return slots
+
+
+def _sizes(order, batch: int) -> list[int]:
+    return [batch if w == BATCH else 2 for w in order]
+
+
+def _to_order(x: torch.Tensor, src, dst, batch: int) -> torch.Tensor:
+    """Rows ``x`` (m, flat) in axis order ``src`` rearranged to ``dst`` (a copy unless equal)."""
+    if src == dst:
+        return x
+    perm = [1 + src.index(w) for w in dst]
+    return x.reshape(x.shape[0], *_sizes(src, batch)).permute(0, *perm).reshape(x.shape[0], -1)
+
+
+def _evolve(plan: _Plan, parts, gates, batch: int):
+    """Run the slots of ``plan`` on the row blocks ``parts`` [(rows (m, flat), order)];
+    returns the row blocks after the last slot (row order kept)."""
+    n = plan.n_qubits
+    for slot in plan.slots:
+        head, rest, taken = [], [], 0
         for x, o in parts:
-            p = x.real**2 + x.imag**2
-            p = p.reshape(x.shape[0], *sizes(o))
-            drop = tuple(1 + k for k, w in enumerate(o) if w != BATCH and w not in wires)
-            p = p.sum(dim=drop) if drop else p
-            kept = [w for w in o if w == BATCH or w in wires]
-            p = p.permute(0, *(1 + kept.index(w) for w in (BATCH, *wires)))
-            probs.append(p.reshape(x.shape[0], batch, -1))
-        return probs[0] if len(probs) == 1 else torch.cat(probs)
+            r = x.shape[0]
+            if taken >= slot.m:
+                rest.append((x, o))
+            elif taken + r <= slot.m:
+                head.append((x, o))
+            else:
+                a, b = x.split([slot.m - taken, taken + r - slot.m])
+                head.append((a, o))
+                rest.append((b, o))
+            taken += r
+        if len(head) == 1:
+            x = _to_order(head[0][0], head[0][1], slot.order, batch)
+        else:
+            x = torch.cat([_to_order(h, o, slot.order, batch) for h, o in head])
+        for ch in slot.chunks:
+            x = RingApply.apply(gates[ch.uid], x, 2**ch.width)
+        if slot.diag_ranges:
+            diag = _cz_diag(n, slot.diag_ranges, slot.final_order, x.dtype)
+            x = (x.view(slot.m, *_sizes(slot.final_order, batch)) * diag).reshape(slot.m, -1)
+        parts = [(x, slot.final_order), *rest]
+    return parts
+
+
+def _marginals(parts, batch: int, labels: tuple[int, ...]) -> torch.Tensor:
+    """Born probabilities (rows, batch, 2**len(labels)) of the wires ``labels`` of the row
+    blocks ``parts`` [(rows (m, flat), order)]."""
+    probs = []
+    for x, o in parts:
+        p = x.real**2 + x.imag**2
+        p = p.reshape(x.shape[0], *_sizes(o, batch))
+        drop = tuple(1 + k for k, w in enumerate(o) if w != BATCH and w not in labels)
+        p = p.sum(dim=drop) if drop else p
+        kept = [w for w in o if w == BATCH or w in labels]
+        p = p.permute(0, *(1 + kept.index(w) for w in (BATCH, *labels)))
+        probs.append(p.reshape(x.shape[0], batch, -1))
+    return probs[0] if len(probs) == 1 else torch.cat(probs)
 
 
 def _embed(width, comps, operands, count, dtype) -> torch.Tensor:
@@ -488,8 +646,14 @@ def _cz_diag_np(n: int, rng: int, order: tuple[int, ...]) -> np.ndarray:
 
 
 @functools.cache
-def _cz_diag(n, rng, order, dtype):
-    return torch.as_tensor(_cz_diag_np(n, rng, order), dtype=dtype)
+def _cz_diag(n, ranges: tuple[int, ...], order, dtype):
+    """The CZ ring diagonals of ranges ``ranges`` (one per row; 0: identity) in axis order
+    ``order``: shape (1, sizes...) when the rows share one range, else (rows, sizes...)."""
+    if len(set(ranges)) == 1:
+        return torch.as_tensor(_cz_diag_np(n, ranges[0], order), dtype=dtype)
+    ones = np.ones([1 if w == BATCH else 2 for w in order])
+    rows = [_cz_diag_np(n, r, order) if r else ones for r in ranges]
+    return torch.as_tensor(np.stack(rows), dtype=dtype)
 
 
 def _rot(angles: torch.Tensor) -> torch.Tensor:
