@@ -54,6 +54,29 @@ def test_group_circuit_matches_the_per_model_simulator(kind, n, wires):
         assert torch.allclose(grads[k], thetas[k].grad, atol=1e-12, rtol=0)
 
 
+@pytest.mark.parametrize("n", [8, 10])
+def test_sel_group_read_out_on_one_wire_matches_the_per_model_simulator(n):
+    """The TFIM SEL group's path: the pruned last layer (one Rot gate) becomes a one-wire
+    tail; per-row CZ ranges for mixed depths. Probabilities and gradients, complex128."""
+    torch.manual_seed(1)
+    ansatze = _family("sel", n, [9, 7, 5, 3, 1])
+    group = batched.GroupCircuit(ansatze)
+    assert group.plan(tuple(range(5)), (0,)).sub == (0,)  # the path under test
+    x = torch.randn(3, 2**n, dtype=torch.complex128)
+    x = x / x.norm(dim=1, keepdim=True)
+    thetas = [(torch.rand(a.n_params, dtype=torch.float64) * 6.3).requires_grad_() for a in ansatze]
+    weights = torch.randn(5, 3, 2, dtype=torch.float64)
+    p = group(x[None], thetas, (0,))
+    (p * weights).sum().backward()
+    for a, t, w, row in zip(ansatze, thetas, weights, p, strict=True):
+        grad = t.grad.clone()
+        t.grad = None
+        ref = sim.probs(a(x.reshape(3, *[2] * n), t), (0,))
+        (ref * w).sum().backward()
+        assert torch.allclose(row, ref, atol=1e-12, rtol=0)
+        assert torch.allclose(grad, t.grad, atol=1e-12, rtol=0)
+
+
 @pytest.mark.parametrize("n", [8, 10, 12])
 def test_qcnn_tail_is_one_unitary_and_the_last_sel_layer_is_pruned(n):
     """The plan behind the speed figures: after its first level the QCNN acts on every

@@ -31,7 +31,9 @@ Two reductions that leave the Born probabilities of the readout wires exactly as
   the states as one batched matrix product, 2**|S| complex multiply-adds per amplitude,
   where the tail's blocks through the ring plan cost several times more (QCNN, 10 qubits,
   L = 9: 38 of 128 blocks; the plan's cost estimate is as large as the first level's).
-  It is used when the cost estimate says it is cheaper.
+  It is used when the cost estimate says it is cheaper. (The last StronglyEntanglingLayers
+  layer, once pruned as below to the readout wires, can form a tail too: a group read out
+  on one wire takes it.)
 - *Light cone of the last slot.* Gates of the last slot that touch no readout wire act on
   traced-out wires after everything else, and a diagonal just before a computational-basis
   measurement changes no probability; both are dropped (StronglyEntanglingLayers read out
@@ -468,8 +470,11 @@ def _prune_last_slot(per_model, keys: list, wires: tuple[int, ...]) -> None:
 def _tail_split(per_model, keys, n, wires) -> tuple[int, tuple[int, ...]]:
     """Where the circuit is split into head and tail: the first slot from which every later
     slot (and the readout ``wires``) acts on at most n / 2 wires, with the tail's wires
-    (ascending). ``(len(keys), ())``: no tail (StronglyEntanglingLayers, whose every layer
-    acts on every wire).
+    (ascending). ``(len(keys), ())``: no tail. A slot with a diagonal (a CZ ring on all n
+    wires) ends the tail. QCNN: the tail starts at the second level. StronglyEntanglingLayers:
+    every layer acts on every wire, so at most the last, pruned to the readout wires by
+    ``_prune_last_slot``, can form a tail (taken for groups read out on one wire when the
+    cost estimate favours it).
 
     Why: a tail of g two-qubit blocks on s wires costs the states about 8 g complex
     multiply-adds per amplitude through the ring plan, against 2**s as one s-wire unitary
@@ -481,7 +486,8 @@ def _tail_split(per_model, keys, n, wires) -> tuple[int, tuple[int, ...]]:
     for k in range(len(keys) - 1, -1, -1):
         for model in per_model:
             if keys[k] in model:
-                touched |= {w for ws, _ in model[keys[k]][0] for w in ws}
+                gates, diag = model[keys[k]]
+                touched |= set(range(n)) if diag else {w for ws, _ in gates for w in ws}
         if len(touched) > n // 2:
             break
         split = k
