@@ -122,7 +122,6 @@ class _Slot:
 class _Plan:
     slots: list[_Slot]
     n_qubits: int
-    n_models: int
     gather: list | None = None
 
 
@@ -319,14 +318,14 @@ class GroupCircuit:
         slots = _plan_slots(per_model, keys, n, self.max_width)
         if sub:
             # Work per state amplitude: the tail through the ring plan, against the tail's
-            # unitary applied after one permutation copy (its build is 2**(n - s) / B
-            # times smaller and not counted).
+            # unitary applied after one permutation copy (its build, on 4**s amplitudes
+            # against the states' B * 2**n, is not counted).
             end = slots[split - 1].final_order
             target = (BATCH, *(w for w in end if w != BATCH and w not in sub), *sub)
             direct = sum(slot.cost for slot in slots[split:])
             if len(active) * (2 ** len(sub) + _perm_cost(end, target)) >= direct:
                 split, sub = len(keys), ()
-        head = _Plan(slots[:split], n, len(active))
+        head = _Plan(slots[:split], n)
         tail = None
         if sub:
             index = {w: k for k, w in enumerate(sub)}
@@ -339,7 +338,7 @@ class GroupCircuit:
                 for model in per_model
             ]
             tail_slots = _plan_slots(relabelled, keys[split:], len(sub), self.max_width)
-            tail = _Plan(tail_slots, len(sub), len(active))
+            tail = _Plan(tail_slots, len(sub))
         plan = _GroupPlan(head, tail, sub, target if sub else ())
         self._plans[cache_key] = plan
         return plan
@@ -482,7 +481,7 @@ def _tail_split(per_model, keys, n, wires) -> tuple[int, tuple[int, ...]]:
     the tail is used is decided in ``GroupCircuit.plan`` from the plan's cost estimates.
     """
     touched: set[int] = set(wires)
-    split = len(keys)
+    split, sub = len(keys), ()
     for k in range(len(keys) - 1, -1, -1):
         for model in per_model:
             if keys[k] in model:
@@ -490,15 +489,10 @@ def _tail_split(per_model, keys, n, wires) -> tuple[int, tuple[int, ...]]:
                 touched |= set(range(n)) if diag else {w for ws, _ in gates for w in ws}
         if len(touched) > n // 2:
             break
-        split = k
-    if split == len(keys) or split == 0:
+        split, sub = k, tuple(sorted(touched))
+    if split == 0:  # nothing before the tail: no head to split from
         return len(keys), ()
-    sub: set[int] = set(wires)
-    for key in keys[split:]:
-        for model in per_model:
-            if key in model:
-                sub |= {w for ws, _ in model[key][0] for w in ws}
-    return split, tuple(sorted(sub))
+    return split, sub
 
 
 def _plan_slots(per_model, keys, n: int, max_width: int) -> list[_Slot]:
@@ -657,8 +651,9 @@ def _cz_diag(n, ranges: tuple[int, ...], order, dtype):
     ``order``: shape (1, sizes...) when the rows share one range, else (rows, sizes...)."""
     if len(set(ranges)) == 1:
         return torch.as_tensor(_cz_diag_np(n, ranges[0], order), dtype=dtype)
-    ones = np.ones([1 if w == BATCH else 2 for w in order])
-    rows = [_cz_diag_np(n, r, order) if r else ones for r in ranges]
+    rows = [_cz_diag_np(n, r, order) if r else None for r in ranges]
+    ones = np.ones_like(next(row for row in rows if row is not None))
+    rows = [ones if row is None else row for row in rows]
     return torch.as_tensor(np.stack(rows), dtype=dtype)
 
 
