@@ -42,8 +42,10 @@ Two reductions that leave the Born probabilities of the readout wires exactly as
   that the pruned slot is shared; their CZ ranges then differ per model (one diagonal per
   row).
 
-The backward pass of the ring product is written by hand (:class:`RingApply`) so that it
-needs no copy either: ``grad_x = grad_out.T @ conj(G)``, ``grad_G = grad_out @ conj(x)``.
+The slots run as one autograd node (:class:`Evolution`) whose backward pass is written by
+hand: it carries the conjugate of the gradient, so that a ring product's backward is two
+matrix products on transposed views and no copy (``conj(grad_x) = conj(grad_out).T @ G``,
+``conj(grad_G) = conj(grad_out) @ x``).
 """
 
 from __future__ import annotations
@@ -56,44 +58,9 @@ import torch
 
 from harness_margin_qml import circuits
 
-__all__ = ["BATCH", "GroupCircuit", "RingApply", "group_slots"]
+__all__ = ["BATCH", "Evolution", "GroupCircuit", "group_slots"]
 
 BATCH = -1  # label of the batch axis in an order
-
-
-class RingApply(torch.autograd.Function):
-    """``out = G @ psi.view(M, R, d).transpose(1, 2)``: a gate on the last log2(d) axes.
-
-    Parameters (of ``apply``)
-    -------------------------
-    gate : torch.Tensor of complex, shape (M, d, d)
-    psi : torch.Tensor of complex, shape (M, S), S divisible by d
-    d : int
-
-    Returns
-    -------
-    torch.Tensor of complex, shape (M, S)
-        The acted-on axes are now the first (high) axes of each row.
-    """
-
-    @staticmethod
-    def forward(ctx, gate: torch.Tensor, psi: torch.Tensor, d: int) -> torch.Tensor:
-        m = psi.shape[0]
-        x = psi.reshape(m, -1, d)
-        ctx.save_for_backward(gate, x)
-        return torch.bmm(gate, x.transpose(1, 2)).reshape(m, -1)
-
-    @staticmethod
-    def backward(ctx, grad: torch.Tensor):
-        gate, x = ctx.saved_tensors
-        m, d = gate.shape[0], gate.shape[-1]
-        gy = grad.contiguous().view(m, d, -1)
-        g_gate = g_psi = None
-        if ctx.needs_input_grad[1]:
-            g_psi = torch.bmm(gy.transpose(1, 2), gate.conj().resolve_conj()).reshape(m, -1)
-        if ctx.needs_input_grad[0]:
-            g_gate = torch.bmm(gy, x.conj())
-        return g_gate, g_psi, None
 
 
 # -- plans ---------------------------------------------------------------------------------
@@ -567,32 +534,126 @@ def _to_order(x: torch.Tensor, src, dst, batch: int) -> torch.Tensor:
 
 def _evolve(plan: _Plan, parts, gates, batch: int):
     """Run the slots of ``plan`` on the row blocks ``parts`` [(rows (m, flat), order)];
-    returns the row blocks after the last slot (row order kept)."""
-    n = plan.n_qubits
-    for slot in plan.slots:
-        head, rest, taken = [], [], 0
-        for x, o in parts:
-            r = x.shape[0]
-            if taken >= slot.m:
-                rest.append((x, o))
-            elif taken + r <= slot.m:
-                head.append((x, o))
+    returns the row blocks after the last slot (row order kept). Differentiable in the
+    gate matrices and the states (:class:`Evolution`)."""
+    uids = [ch.uid for slot in plan.slots for ch in slot.chunks]
+    orders: list = []
+    states, in_orders = zip(*parts, strict=True)
+    xs = Evolution.apply(plan, batch, list(in_orders), orders, *states, *(gates[u] for u in uids))
+    return list(zip(xs, orders, strict=True))
+
+
+class Evolution(torch.autograd.Function):
+    """The slots of a plan as one autograd node: permutation copies, ring products
+    ``G @ psi.view(m, R, d).mT`` and CZ diagonals, with a hand-written backward pass.
+
+    The backward pass carries the *conjugate* of the incoming gradient, h = conj(g), through
+    the circuit in reverse: for a ring product ``out = G @ X`` (X the acted-on view of the
+    input, (m, d, R)), autograd's gradients ``g_X = G^H g_out`` and ``g_G = g_out X^H``
+    become ``h_X = G^T h_out`` and ``conj(g_G) = h_out X^T``: transposes, which the matrix
+    product takes as strides, and no conjugate copy of a state (a per-gate autograd
+    function makes one per gate); a diagonal D gives ``h_in = D h_out``. Only the returned
+    gradients (small gate matrices, and the states when they require it) are conjugated.
+    One node instead of one per gate also saves autograd's per-node overhead. Tested against
+    finite differences and the per-model simulator (``tests/test_batched.py``).
+
+    Parameters (of ``apply``)
+    -------------------------
+    plan : _Plan
+    batch : int
+        Size of the batch axis of the orders.
+    orders : list of orders
+        Axis order of each input row block.
+    out_orders : list
+        Filled with the axis order of each returned row block.
+    *tensors
+        The input row blocks (m_i, B * 2**n), then one matrix (m, d, d) per chunk of the
+        plan, in plan order.
+
+    Returns
+    -------
+    tuple of torch.Tensor
+        The row blocks after the last slot.
+    """
+
+    @staticmethod
+    def forward(ctx, plan, batch, orders, out_orders, *tensors):
+        n_in = len(orders)
+        parts = list(zip(tensors[:n_in], orders, strict=True))
+        gates = iter(tensors[n_in:])
+        tape, saved = [], []
+        for slot in plan.slots:
+            head, rest, taken, split = [], [], 0, False
+            for x, o in parts:
+                r = x.shape[0]
+                if taken >= slot.m:
+                    rest.append((x, o))
+                elif taken + r <= slot.m:
+                    head.append((x, o))
+                else:
+                    a, b = x.split([slot.m - taken, taken + r - slot.m])
+                    head.append((a, o))
+                    rest.append((b, o))
+                    split = True
+                taken += r
+            pieces = [(h.shape[0], o) for h, o in head]
+            if len(head) == 1:
+                x = _to_order(head[0][0], head[0][1], slot.order, batch)
             else:
-                a, b = x.split([slot.m - taken, taken + r - slot.m])
-                head.append((a, o))
-                rest.append((b, o))
-            taken += r
-        if len(head) == 1:
-            x = _to_order(head[0][0], head[0][1], slot.order, batch)
-        else:
-            x = torch.cat([_to_order(h, o, slot.order, batch) for h, o in head])
-        for ch in slot.chunks:
-            x = RingApply.apply(gates[ch.uid], x, 2**ch.width)
-        if slot.diag_ranges:
-            diag = _cz_diag(n, slot.diag_ranges, slot.final_order, x.dtype)
-            x = (x.view(slot.m, *_sizes(slot.final_order, batch)) * diag).reshape(slot.m, -1)
-        parts = [(x, slot.final_order), *rest]
-    return parts
+                x = torch.cat([_to_order(h, o, slot.order, batch) for h, o in head])
+            for ch in slot.chunks:
+                gate = next(gates)
+                saved += [gate, x]
+                x = torch.bmm(gate, x.view(slot.m, -1, 2**ch.width).transpose(1, 2))
+                x = x.view(slot.m, -1)
+            if slot.diag_ranges:
+                diag = _cz_diag(plan.n_qubits, slot.diag_ranges, slot.final_order, x.dtype)
+                x = (x.view(slot.m, *_sizes(slot.final_order, batch)) * diag).view(slot.m, -1)
+            tape.append((pieces, split))
+            parts = [(x, slot.final_order), *rest]
+        ctx.plan, ctx.batch, ctx.tape, ctx.n_in = plan, batch, tape, n_in
+        ctx.save_for_backward(*saved)
+        out_orders.extend(o for _, o in parts)
+        return tuple(x for x, _ in parts)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        plan, batch = ctx.plan, ctx.batch
+        saved = list(ctx.saved_tensors)
+        want_states = any(ctx.needs_input_grad[4 : 4 + ctx.n_in])
+        hs = [g.conj().resolve_conj() for g in grads]  # h = conj(g), per row block
+        gate_grads: list = []
+        for slot, (pieces, split) in zip(reversed(plan.slots), reversed(ctx.tape), strict=True):
+            h, rest = hs[0].reshape(slot.m, -1), hs[1:]
+            if slot.diag_ranges:
+                diag = _cz_diag(plan.n_qubits, slot.diag_ranges, slot.final_order, h.dtype)
+                h = (h.view(slot.m, *_sizes(slot.final_order, batch)) * diag).view(slot.m, -1)
+            first = slot is plan.slots[0]
+            for k, ch in reversed(list(enumerate(slot.chunks))):
+                x, gate = saved.pop(), saved.pop()
+                d = 2**ch.width
+                hv = h.view(slot.m, d, -1)
+                gate_grads.append(torch.bmm(hv, x.view(slot.m, -1, d)).conj().resolve_conj())
+                if k or not first or want_states:
+                    h = torch.bmm(hv.transpose(1, 2), gate).view(slot.m, -1)
+                else:
+                    h = None
+            if h is None:
+                break
+            # undo the gathering of the head rows into slot.order
+            rows = [r for r, _ in pieces]
+            chunks = h.split(rows) if len(rows) > 1 else (h,)
+            head = [
+                _to_order(c, slot.order, o, batch) for c, (_, o) in zip(chunks, pieces, strict=True)
+            ]
+            if split:
+                head[-1] = torch.cat([head[-1], rest[0]])
+                rest = rest[1:]
+            hs = [*head, *rest]
+        gate_grads.reverse()
+        # hs are now the input row blocks', in their own orders
+        state_grads = [hh.conj().resolve_conj() for hh in hs] if want_states else [None] * ctx.n_in
+        return (None, None, None, None, *state_grads, *gate_grads)
 
 
 def _marginals(parts, batch: int, labels: tuple[int, ...]) -> torch.Tensor:
@@ -600,7 +661,7 @@ def _marginals(parts, batch: int, labels: tuple[int, ...]) -> torch.Tensor:
     blocks ``parts`` [(rows (m, flat), order)]."""
     probs = []
     for x, o in parts:
-        p = x.real**2 + x.imag**2
+        p = torch.view_as_real(x).square().sum(-1)  # |x|², whose backward is one product
         p = p.reshape(x.shape[0], *_sizes(o, batch))
         drop = tuple(1 + k for k, w in enumerate(o) if w != BATCH and w not in labels)
         p = p.sum(dim=drop) if drop else p
