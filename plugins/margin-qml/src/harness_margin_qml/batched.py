@@ -554,7 +554,9 @@ class Evolution(torch.autograd.Function):
     product takes as strides, and no conjugate copy of a state (a per-gate autograd
     function makes one per gate); a diagonal D gives ``h_in = D h_out``. Only the returned
     gradients (small gate matrices, and the states when they require it) are conjugated.
-    One node instead of one per gate also saves autograd's per-node overhead. Tested against
+    One node instead of one per gate also saves autograd's per-node overhead; it keeps every
+    saved state until its backward ends (the same peak memory as one node per gate).
+    Once differentiable: a second derivative (``create_graph=True``) raises. Tested against
     finite differences and the per-model simulator (``tests/test_batched.py``).
 
     Parameters (of ``apply``)
@@ -575,6 +577,8 @@ class Evolution(torch.autograd.Function):
     tuple of torch.Tensor
         The row blocks after the last slot.
     """
+
+    N_ARGS = 4  # arguments of ``apply`` before the tensors
 
     @staticmethod
     def forward(ctx, plan, batch, orders, out_orders, *tensors):
@@ -618,9 +622,17 @@ class Evolution(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx, *grads):
+        if torch.is_grad_enabled() and any(g.requires_grad for g in grads):
+            raise RuntimeError(
+                "batched.Evolution is once differentiable: its backward reads states saved "
+                "outside autograd, so a second derivative (create_graph=True) would be wrong"
+            )
         plan, batch = ctx.plan, ctx.batch
-        saved = list(ctx.saved_tensors)
-        want_states = any(ctx.needs_input_grad[4 : 4 + ctx.n_in])
+        saved = ctx.saved_tensors  # (gate, input state) per chunk, in plan order
+        first_tensor = Evolution.N_ARGS
+        want_states = any(ctx.needs_input_grad[first_tensor : first_tensor + ctx.n_in])
+        want_gates = ctx.needs_input_grad[first_tensor + ctx.n_in :]
+        position = len(saved) // 2  # chunks left to undo
         hs = [g.conj().resolve_conj() for g in grads]  # h = conj(g), per row block
         gate_grads: list = []
         for slot, (pieces, split) in zip(reversed(plan.slots), reversed(ctx.tape), strict=True):
@@ -630,10 +642,15 @@ class Evolution(torch.autograd.Function):
                 h = (h.view(slot.m, *_sizes(slot.final_order, batch)) * diag).view(slot.m, -1)
             first = slot is plan.slots[0]
             for k, ch in reversed(list(enumerate(slot.chunks))):
-                x, gate = saved.pop(), saved.pop()
+                position -= 1
+                gate, x = saved[2 * position], saved[2 * position + 1]
                 d = 2**ch.width
                 hv = h.view(slot.m, d, -1)
-                gate_grads.append(torch.bmm(hv, x.view(slot.m, -1, d)).conj().resolve_conj())
+                gate_grads.append(
+                    torch.bmm(hv, x.view(slot.m, -1, d)).conj().resolve_conj()
+                    if want_gates[position]
+                    else None
+                )
                 if k or not first or want_states:
                     h = torch.bmm(hv.transpose(1, 2), gate).view(slot.m, -1)
                 else:
@@ -646,7 +663,7 @@ class Evolution(torch.autograd.Function):
             head = [
                 _to_order(c, slot.order, o, batch) for c, (_, o) in zip(chunks, pieces, strict=True)
             ]
-            if split:
+            if split:  # the block straddling row m: its head piece, then rest[0]
                 head[-1] = torch.cat([head[-1], rest[0]])
                 rest = rest[1:]
             hs = [*head, *rest]
