@@ -81,6 +81,28 @@ def test_qcnn_tail_is_one_unitary_and_the_last_sel_layer_is_pruned(n):
     assert sum(len(c.sources) for c in last.chunks) == 2  # Rot on wires 0 and 2 only
 
 
+def test_first_qcnn_level_is_bricks_of_three_blocks():
+    """At 10 qubits each first-level repetition is [brick(0-3), brick(4-7), (8, 9)] then
+    [(9, 0), (3, 4), (7, 8)], each of its 10 blocks exactly once; a brick's matrix is its
+    middle block after its outer two (the per-model comparison above checks the circuit)."""
+    slots = {key: gates for key, gates, _ in batched.group_slots(circuits.QCNN(10, 2, False))}
+    assert [ws for ws, _ in slots[(0, 1, 0)]] == [(0, 1, 2, 3), (4, 5, 6, 7), (8, 9)]
+    assert [ws for ws, _ in slots[(0, 1, 1)]] == [(9, 0), (3, 4), (7, 8)]
+    layout = circuits.qcnn_layout(10, 2)
+    assert [layout[k][:2] for k in slots[(0, 1, 0)][0][1]] == [(0, 1), (2, 3), (1, 2)]
+    first = [g for key, gates in slots.items() if key[0] == 0 for _, g in gates]
+    flat = sorted(k for g in first for k in (g if isinstance(g, tuple) else (g,)))
+    assert flat == list(range(20))
+    torch.manual_seed(0)
+    blocks = torch.randn(1, 3, 4, 4, dtype=torch.complex128)
+    psi = torch.randn(4, 2, 2, 2, 2, dtype=torch.complex128)
+    want = sim.apply_2q(
+        sim.apply_2q(sim.apply_2q(psi, blocks[0, 0], 0, 1), blocks[0, 1], 2, 3), blocks[0, 2], 1, 2
+    )
+    got = (batched._brick(blocks)[0] @ psi.reshape(4, 16).T).T.reshape(psi.shape)
+    torch.testing.assert_close(got, want, atol=1e-12, rtol=0)
+
+
 @pytest.mark.parametrize("kind", ["qcnn-unshared", "sel"])
 def test_evolution_backward_matches_finite_differences(kind):
     """The hand-written backward pass of ``batched.Evolution`` (conjugate gradient carried

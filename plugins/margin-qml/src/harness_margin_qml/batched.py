@@ -93,8 +93,9 @@ class _Plan:
 
 
 def _arc(n: int, wires: tuple[int, ...]) -> tuple[int, ...]:
-    """The wires a gate spans on the ring 0 -> 1 -> ... -> n-1 -> 0 (the shorter way)."""
-    if len(wires) == 1:
+    """The wires a gate spans on the ring 0 -> 1 -> ... -> n-1 -> 0 (the shorter way); a
+    fused brick (four wires) lists its ring-contiguous wires already."""
+    if len(wires) != 2:
         return wires
     a, b = wires
     fwd, bwd = (b - a) % n + 1, (a - b) % n + 1
@@ -154,7 +155,7 @@ def _perm_cost(src, dst) -> float:
     return 4 + 64 / min(run, 64)
 
 
-def group_slots(ansatz) -> list[tuple[tuple, list[tuple[tuple[int, ...], int]], int]]:
+def group_slots(ansatz) -> list[tuple[tuple, list[tuple[tuple[int, ...], object]], int]]:
     """The circuit of one model as slots of commuting gates.
 
     Parameters
@@ -166,9 +167,10 @@ def group_slots(ansatz) -> list[tuple[tuple, list[tuple[tuple[int, ...], int]], 
     list of (key, gates, diag_range)
         ``key`` orders and aligns slots across models (QCNN: (level, repetition, half) and
         finals; SEL: (layer - L,), so that the models' last layers line up); ``gates`` are
-        (wires, gate index) with disjoint wires, two
-        wires (a U_SU4 block, index into the model's block matrices) or one (a Rot gate,
-        index layer·n + wire); ``diag_range`` the CZ ring range after the slot (SEL) or 0.
+        (wires, gate index) with disjoint wires: four (a brick of three U_SU4 blocks in
+        the QCNN's first level, indices (left, right, middle); see ``_fuse_bricks``), two
+        (a U_SU4 block, index into the model's block matrices) or one (a Rot gate, index
+        layer·n + wire); ``diag_range`` the CZ ring range after the slot (SEL) or 0.
 
     Raises
     ------
@@ -207,7 +209,66 @@ def _qcnn_slots(ansatz) -> list[tuple[tuple, list[tuple[tuple[int, int], int]]]]
         cur.append(((a, b), g if ansatz.shared else k))
         last = g
     out.append((_key(last, half, layers, n_rep_groups), cur))
+    return _fuse_bricks(out, n)
+
+
+def _fuse_bricks(slots, n: int):
+    """Fuse, in each repetition of the first level, an odd-half block (w, w+1) with the two
+    even-half blocks it follows, (w-1, w) and (w+1, w+2), into one four-wire *brick*
+    ``(w-1, w, w+1, w+2)``, gate index ``(left, right, middle)``; its matrix is
+    (1 ⊗ M ⊗ 1)(L ⊗ R) (:func:`_brick`). Bricks are taken left to right without sharing
+    a block, so every second odd block moves into the even half: at 10 qubits the halves
+    become [brick(0-3), brick(4-7), (8, 9)] and [(9, 0), (3, 4), (7, 8)].
+
+    Exact: an odd block only has to follow the even blocks on its own wires, and the odd
+    blocks are disjoint, so moving some of them earlier changes no product. Cheaper: a
+    brick is one 16×16 product for three blocks, against 16×16 products for two blocks
+    (two Kronecker-fused neighbours) before; per repetition at 10 qubits 5 products and 56
+    complex multiply-adds per amplitude instead of 6 and 72. (This plugin's own
+    reorganisation of the brickwork, checked against the per-model simulator.)
+    """
+    out = []
+    k = 0
+    while k < len(slots):
+        key, gates = slots[k]
+        nxt = slots[k + 1] if k + 1 < len(slots) else None
+        if key[0] != 0 or key[2] != 0 or nxt is None or nxt[0][:2] != key[:2]:
+            out.append((key, gates))
+            k += 1
+            continue
+        even = {ws: g for ws, g in gates}
+        bricks, odd_left = [], []
+        for ws, g in nxt[1]:
+            a, b = ws
+            left, right = (a - 1, a), (b, b + 1)
+            if b == a + 1 and left in even and right in even:
+                bricks.append(((a - 1, a, b, b + 1), (even.pop(left), even.pop(right), g)))
+            else:
+                odd_left.append((ws, g))
+        out.append((key, [*bricks, *even.items()]))
+        out.append((nxt[0], odd_left))
+        k += 2
     return out
+
+
+def _broadcast_rows(offsets: np.ndarray, sources: np.ndarray) -> np.ndarray:
+    """Row offsets (rows,) shaped to add to gate indices (rows,) or a brick's (rows, 3)."""
+    return offsets.reshape(-1, *[1] * (sources.ndim - 1))
+
+
+def _brick(blocks: torch.Tensor) -> torch.Tensor:
+    """Matrices (k, 16, 16) of bricks from their blocks (k, 3, 4, 4) = (L, R, M): M on the
+    middle two wires after L on the first two and R on the last two (see _fuse_bricks)."""
+    left, right, middle = blocks.unbind(1)
+    k = blocks.shape[0]
+    outer = (left[:, :, None, :, None] * right[:, None, :, None, :]).reshape(k, 16, 16)
+    eye = torch.eye(2, dtype=blocks.dtype)
+    inner = (  # 1 ⊗ M ⊗ 1, axes (k, row wires 0 | 1 2 | 3, column wires 0 | 1 2 | 3)
+        eye.view(1, 2, 1, 1, 2, 1, 1)
+        * middle.reshape(k, 1, 4, 1, 1, 4, 1)
+        * eye.view(1, 1, 1, 2, 1, 1, 2)
+    ).reshape(k, 16, 16)
+    return inner @ outer
 
 
 @functools.cache
@@ -330,8 +391,12 @@ class GroupCircuit:
         for (width, comps), chunks in by_sig.items():
             indices = []
             for pos in range(len(comps)):
-                glob = np.concatenate(
-                    [np.asarray(off)[: len(c.sources[pos])] + c.sources[pos] for c in chunks]
+                glob = np.concatenate(  # a fused brick's sources are (rows, 3)
+                    [
+                        _broadcast_rows(np.asarray(off)[: len(c.sources[pos])], c.sources[pos])
+                        + c.sources[pos]
+                        for c in chunks
+                    ]
                 )
                 indices.append(torch.as_tensor(glob, dtype=torch.int64))
             sizes = [len(c.sources[0]) for c in chunks]
@@ -353,7 +418,7 @@ class GroupCircuit:
             plan.gather = self._gather(plan, active)
         out: dict[int, torch.Tensor] = {}
         for width, comps, uids, indices, sizes in plan.gather:
-            operands = [mats[idx] for idx in indices]
+            operands = [_brick(mats[idx]) if idx.dim() == 2 else mats[idx] for idx in indices]
             g = _embed(width, comps, operands, sum(sizes), mats.dtype)
             pieces = g.split(sizes) if len(sizes) > 1 else (g,)
             for uid, piece in zip(uids, pieces, strict=True):
