@@ -83,8 +83,9 @@ def test_qcnn_tail_is_one_unitary_and_the_last_sel_layer_is_pruned(n):
 
 def test_first_qcnn_level_is_bricks_of_three_blocks():
     """At 10 qubits each first-level repetition is [brick(0-3), brick(4-7), (8, 9)] then
-    [(9, 0), (3, 4), (7, 8)], each of its 10 blocks exactly once; a brick's matrix is its
-    middle block after its outer two (the per-model comparison above checks the circuit)."""
+    [(9, 0), (3, 4), (7, 8)], each of its 10 blocks exactly once (at 8 and 12 qubits there
+    are no bricks); a brick's matrix is its middle block after its outer two (the per-model
+    comparison above checks the circuit)."""
     slots = {key: gates for key, gates, _ in batched.group_slots(circuits.QCNN(10, 2, False))}
     assert [ws for ws, _ in slots[(0, 1, 0)]] == [(0, 1, 2, 3), (4, 5, 6, 7), (8, 9)]
     assert [ws for ws, _ in slots[(0, 1, 1)]] == [(9, 0), (3, 4), (7, 8)]
@@ -93,6 +94,9 @@ def test_first_qcnn_level_is_bricks_of_three_blocks():
     first = [g for key, gates in slots.items() if key[0] == 0 for _, g in gates]
     flat = sorted(k for g in first for k in (g if isinstance(g, tuple) else (g,)))
     assert flat == list(range(20))
+    for n in (8, 12):  # bricks would save no product there: the halves stay as they are
+        first_half = batched.group_slots(circuits.QCNN(n, 1, False))[0][1]
+        assert all(len(ws) == 2 for ws, _ in first_half)
     torch.manual_seed(0)
     blocks = torch.randn(1, 3, 4, 4, dtype=torch.complex128)
     psi = torch.randn(4, 2, 2, 2, 2, dtype=torch.complex128)

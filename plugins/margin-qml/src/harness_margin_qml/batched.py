@@ -245,10 +245,35 @@ def _fuse_bricks(slots, n: int):
                 bricks.append(((a - 1, a, b, b + 1), (even.pop(left), even.pop(right), g)))
             else:
                 odd_left.append((ws, g))
+        before = _n_windows([ws for ws, _ in gates], n) + _n_windows([ws for ws, _ in nxt[1]], n)
+        after = len(bricks) + _n_windows(list(even), n) + _n_windows([w for w, _ in odd_left], n)
+        if after >= before:  # no product saved (8, 12 qubits): bricks would only cost
+            return slots
         out.append((key, [*bricks, *even.items()]))
         out.append((nxt[0], odd_left))
         k += 2
     return out
+
+
+def _n_windows(pairs: list[tuple[int, int]], n: int) -> int:
+    """Four-wire windows the ring plan needs for disjoint neighbouring blocks (a, a+1 mod n):
+    two neighbours along the ring share one, so a run of r blocks takes ceil(r / 2).
+    Used only to decide whether bricks save a product (measured at 8 qubits: bricks that
+    save none made the QCNN group step 4-8% slower; at 10 qubits, 6 products become 5 and
+    the step 1.10-1.14x faster)."""
+    starts = {a for a, _ in pairs}
+    if not starts:
+        return 0
+    heads = [a for a in starts if (a - 2) % n not in starts]
+    if not heads:  # the blocks go round the whole ring
+        return -(-len(starts) // 2)
+    total = 0
+    for a in heads:
+        run = 0
+        while a in starts:
+            run, a = run + 1, (a + 2) % n
+        total += -(-run // 2)
+    return total
 
 
 def _broadcast_rows(offsets: np.ndarray, sources: np.ndarray) -> np.ndarray:
