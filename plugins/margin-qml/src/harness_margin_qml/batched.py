@@ -286,7 +286,7 @@ def _brick(blocks: torch.Tensor) -> torch.Tensor:
     middle two wires after L on the first two and R on the last two (see _fuse_bricks)."""
     left, right, middle = blocks.unbind(1)
     k = blocks.shape[0]
-    outer = (left[:, :, None, :, None] * right[:, None, :, None, :]).reshape(k, 16, 16)
+    outer = _kron(left, right)
     eye = torch.eye(2, dtype=blocks.dtype)
     inner = (  # 1 ⊗ M ⊗ 1, axes (k, row wires 0 | 1 2 | 3, column wires 0 | 1 2 | 3)
         eye.view(1, 2, 1, 1, 2, 1, 1)
@@ -795,8 +795,7 @@ def _embed(width, comps, operands, count, dtype) -> torch.Tensor:
         factors.append(torch.eye(2 ** len(spectators), dtype=dtype)[None])
     g = factors[0]
     for h in factors[1:]:
-        dg, dh = g.shape[-1], h.shape[-1]
-        g = (g[:, :, None, :, None] * h[:, None, :, None, :]).reshape(count, dg * dh, dg * dh)
+        g = _kron(g, h)
     order = placed + spectators
     if order == list(range(width)):
         return g
@@ -804,6 +803,12 @@ def _embed(width, comps, operands, count, dtype) -> torch.Tensor:
     d = 2**width
     g = g.reshape(count, *[2] * (2 * width))
     return g.permute(0, *(1 + k for k in src), *(1 + width + k for k in src)).reshape(count, d, d)
+
+
+def _kron(g: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
+    """Kronecker products g_k ⊗ h_k of (k, p, p) and (k or 1, q, q): (k, pq, pq)."""
+    k, p, q = g.shape[0], g.shape[-1], h.shape[-1]
+    return (g[:, :, None, :, None] * h[:, None, :, None, :]).reshape(k, p * q, p * q)
 
 
 @functools.cache
