@@ -58,11 +58,14 @@ def _assert_matches_per_model(group, wires, batch):
 
 @pytest.mark.parametrize("n", [8, 10])
 def test_sel_group_read_out_on_one_wire_matches_the_per_model_simulator(n):
-    """The TFIM SEL group's path: the pruned last layer (one Rot gate) becomes a one-wire
-    tail; per-row CZ ranges for mixed depths. Probabilities and gradients, complex128."""
+    """The TFIM SEL group's path: the last layer pruned to one Rot gate, on the states (a
+    tail of one slot is not taken); per-row CZ ranges for mixed depths. Probabilities and
+    gradients, complex128."""
     torch.manual_seed(1)
     group = batched.GroupCircuit(_family("sel", n, [9, 7, 5, 3, 1]))
-    assert group.plan(tuple(range(5)), (0,)).sub == (0,)  # the path under test
+    plan = group.plan(tuple(range(5)), (0,))
+    assert plan.sub == ()  # the path under test
+    assert sum(len(c.sources) for c in plan.head.slots[-1].chunks) == 1
     _assert_matches_per_model(group, (0,), 3)
 
 
@@ -74,6 +77,8 @@ def test_qcnn_tail_is_one_unitary_and_the_last_sel_layer_is_pruned(n):
     qcnn = batched.GroupCircuit(_family("qcnn-unshared", n, [3, 1])).plan((0, 1), (0, 2))
     assert qcnn.sub == tuple(range(0, n, 2))
     assert len(qcnn.head.slots) == 2 * 3  # the first level only: two halves of L = 3 repeats
+    # the tail's wires are brought to the front, the batch axis stays the innermost run
+    assert qcnn.tail_order[: n // 2] == qcnn.sub and qcnn.tail_order[-1] == batched.BATCH
     sel = batched.GroupCircuit(_family("sel", n, [3, 1])).plan((0, 1), (0, 2))
     assert sel.sub == ()
     last = sel.head.slots[-1]

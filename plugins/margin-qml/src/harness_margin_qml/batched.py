@@ -31,9 +31,10 @@ Two reductions that leave the Born probabilities of the readout wires exactly as
   the states as one batched matrix product, 2**|S| complex multiply-adds per amplitude,
   where the tail's blocks through the ring plan cost several times more (QCNN, 10 qubits,
   L = 9: 38 of 128 blocks; the plan's cost estimate is as large as the first level's).
-  It is used when the cost estimate says it is cheaper. (The last StronglyEntanglingLayers
-  layer, once pruned as below to the readout wires, can form a tail too: a group read out
-  on one wire takes it.)
+  It is used when the cost estimate says it is cheaper and the tail holds more than one
+  slot (the last StronglyEntanglingLayers layer, once pruned as below to the readout
+  wires, is a one-slot tail, not taken: measured slower). The states are brought to the
+  tail's wires first, the rest of their order kept, and V acts on the leading axes.
 - *Light cone of the last slot.* Gates of the last slot that touch no readout wire act on
   traced-out wires after everything else, and a diagonal just before a computational-basis
   measurement changes no probability; both are dropped (StronglyEntanglingLayers read out
@@ -372,11 +373,20 @@ class GroupCircuit:
         if sub:
             # Work per state amplitude: the tail through the ring plan, against the tail's
             # unitary applied after one permutation copy (its build, on 4**s amplitudes
-            # against the states' B * 2**n, is not counted).
+            # against the states' B * 2**n, is not counted). The copy brings the tail's
+            # wires to the front and keeps the rest in place, so that the batch axis stays
+            # the innermost run: bringing them to the end instead interleaved every second
+            # wire with the batch axis last, a copy 5-10x slower (2.5 ms of a 50 ms QCNN
+            # group step at 10 qubits, forward alone).
             end = slots[split - 1].final_order
-            target = (BATCH, *(w for w in end if w != BATCH and w not in sub), *sub)
+            target = (*sub, *(w for w in end if w not in sub))
             direct = sum(slot.cost for slot in slots[split:])
-            if len(active) * (2 ** len(sub) + _perm_cost(end, target)) >= direct:
+            # A tail of one slot (the pruned last StronglyEntanglingLayers layer) is not
+            # taken: what the estimate leaves out (the unitary's build, a dozen more
+            # operations forward and backward) is not paid for by one slot's products
+            # (measured at 10 qubits: 4-10% slower read out on two wires)
+            one_slot = len(keys) - split < 2
+            if one_slot or len(active) * (2 ** len(sub) + _perm_cost(end, target)) >= direct:
                 split, sub = len(keys), ()
         head = _Plan(slots[:split], n)
         tail = None
@@ -487,10 +497,10 @@ class GroupCircuit:
         )
         # Row j of each model's block is V|j>: the block is V transposed, (m, 2**s, 2**s).
         v_t = torch.cat([_to_order(x, o, (BATCH, *range(s)), 2**s) for x, o in ends])
-        v_t = v_t.view(len(active), 2**s, 2**s)
-        target = plan.tail_order
+        v = v_t.view(len(active), 2**s, 2**s).transpose(1, 2)
+        target = plan.tail_order  # the tail's wires first: V acts on the leading axes
         x = torch.cat([_to_order(x, o, target, batch) for x, o in parts])
-        out = torch.bmm(x.view(len(active), -1, 2**s), v_t).reshape(len(active), -1)
+        out = torch.bmm(v, x.view(len(active), 2**s, -1)).reshape(len(active), -1)
         return _marginals([(out, target)], batch, tuple(wires))
 
 
@@ -499,7 +509,7 @@ class _GroupPlan:
     head: _Plan  # slots on all n wires
     tail: _Plan | None  # slots on ``sub`` only, on a register of len(sub) wires
     sub: tuple[int, ...]  # the tail's wires (ascending); () without a tail
-    tail_order: tuple[int, ...]  # order the states take for the tail's unitary: sub last
+    tail_order: tuple[int, ...]  # order the states take for the tail's unitary: sub first
 
 
 def _prune_last_slot(per_model, keys: list, wires: tuple[int, ...]) -> None:
@@ -529,8 +539,8 @@ def _tail_split(per_model, keys, n, wires) -> tuple[int, tuple[int, ...]]:
     (ascending). ``(len(keys), ())``: no tail. A slot with a diagonal (a CZ ring on all n
     wires) ends the tail. QCNN: the tail starts at the second level. StronglyEntanglingLayers:
     every layer acts on every wire, so at most the last, pruned to the readout wires by
-    ``_prune_last_slot``, can form a tail (taken for groups read out on one wire when the
-    cost estimate favours it).
+    ``_prune_last_slot``, can form a tail, of one slot (which ``GroupCircuit.plan`` does not
+    take).
 
     Why: a tail of g two-qubit blocks on s wires costs the states about 8 g complex
     multiply-adds per amplitude through the ring plan, against 2**s as one s-wire unitary
