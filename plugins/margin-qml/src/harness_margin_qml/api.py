@@ -34,7 +34,8 @@ Helpers that import torch on first use (attribute access, not at ``import``):
   thetas, wires) -> (M, batch, 2**len(wires))``: the batched forward pass.
   ``QNNGroupOutput.of(members, keys)`` returns several models from one cell (every metric of
   the task scores each member; the report expands them into one row per model).
-- ``fit`` (the training loop), ``class_loss``, ``plateaued``, ``torch_threads``.
+- ``fit`` (the training loop), ``class_loss``, ``plateaued``, ``torch_threads``,
+  ``retained_heap`` (freed memory kept in the heap while a training loop runs; glibc).
 """
 
 from __future__ import annotations
@@ -59,7 +60,13 @@ if TYPE_CHECKING:  # resolved lazily by __getattr__ below
         readout_wires,
     )
     from harness_margin_qml.sim import probs
-    from harness_margin_qml.training import class_loss, fit, plateaued, torch_threads
+    from harness_margin_qml.training import (
+        class_loss,
+        fit,
+        plateaued,
+        retained_heap,
+        torch_threads,
+    )
 
 __all__ = [
     "QCNN",
@@ -79,6 +86,7 @@ __all__ = [
     "plateaued",
     "probs",
     "readout_wires",
+    "retained_heap",
     "torch_threads",
     "trace_distance",
     "train_circuit",
@@ -97,6 +105,7 @@ _LAZY = {
     "class_loss": ("training", "class_loss"),
     "plateaued": ("training", "plateaued"),
     "torch_threads": ("training", "torch_threads"),
+    "retained_heap": ("training", "retained_heap"),
     "train_circuit": ("_engine", "train"),
     "train_group": ("_engine", "train_group"),
     "GroupCircuit": ("batched", "GroupCircuit"),
