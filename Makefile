@@ -38,7 +38,7 @@ format: install
 # and PennyLane imported into the same pytest process (the simulator benchmarks), the
 # harness's per-cell overhead read 6.3-8.8 ms instead of 1.5 ms (measured, same machine).
 benchmark: install  ## speed targets of every issue, measured with pytest-benchmark
-	$(BIN)/pytest -q benchmarks --benchmark-enable --benchmark-only -p no:randomly; a=$$?; \
+	$(BIN)/pytest -q tests harness benchmarks --benchmark-enable --benchmark-only -p no:randomly; a=$$?; \
 	$(BIN)/pytest -q plugins --benchmark-enable --benchmark-only -p no:randomly; b=$$?; \
 	test $$a -eq 0 -a $$b -eq 0
 

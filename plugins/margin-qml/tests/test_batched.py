@@ -157,26 +157,41 @@ with retained_heap() if sys.argv[1] == "retained" else contextlib.nullcontext():
 """
 
 
+@pytest.mark.slow
 def test_retained_heap_stops_the_page_faults_of_a_training_step():
     """Inside ``retained_heap`` a 10-qubit group step reuses freed memory (glibc): over 10
-    steps its minor page faults drop by far more than 10x (measured 15,324 to 301). Each
-    side runs in a fresh process, as a cell's training does (the test process's heap,
-    fragmented by earlier tests, hides the effect). A no-op variant fails."""
-    if training._glibc() is None:
-        pytest.skip("glibc only")
+    steps its minor page faults drop by more than 4x. Measured: 9,700-20,500 plain against
+    2-1,400 retained, ratios 7x to several thousand (the low ratios with another job running
+    on the machine, whose memory reclaim adds faults of its own); wrong variants: a no-op
+    1x, the thresholds not raised but the heap trimmed 2x. Each side runs in a fresh
+    process, as a cell's training does (the test process's heap, fragmented by earlier
+    tests, hides the effect)."""
+    import os
     import subprocess
     import sys
 
+    if training._glibc() is None:
+        pytest.skip("glibc only")
+    tuned = [
+        k for k in os.environ if k in ("LD_PRELOAD", "GLIBC_TUNABLES") or k.startswith("MALLOC_")
+    ]
+    if tuned:
+        pytest.skip(f"the allocator is tuned or replaced through {tuned}")
+
     def faults(mode):
         out = subprocess.run(
-            [sys.executable, "-c", _FAULTS_SCRIPT, mode], capture_output=True, text=True, check=True
+            [sys.executable, "-c", _FAULTS_SCRIPT, mode],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=300,
         )
         return int(out.stdout)
 
     plain, kept = faults("plain"), faults("retained")
     print(f"minor page faults in 10 steps: {plain} plain, {kept} retained")
     assert plain > 2000, plain  # the effect exists to be removed
-    assert kept < plain / 10, (plain, kept)
+    assert kept < plain / 4, (plain, kept)
 
 
 def _data():

@@ -35,7 +35,8 @@ Helpers that import torch on first use (attribute access, not at ``import``):
   ``QNNGroupOutput.of(members, keys)`` returns several models from one cell (every metric of
   the task scores each member; the report expands them into one row per model).
 - ``fit`` (the training loop), ``class_loss``, ``plateaued``, ``torch_threads``,
-  ``retained_heap`` (freed memory kept in the heap while a training loop runs; glibc).
+  ``retained_heap`` (glibc serves and keeps a training loop's large temporaries in the heap
+  instead of fresh pages; process-wide from the first call).
 """
 
 from __future__ import annotations

@@ -111,7 +111,8 @@ def torch_threads(n: int) -> Iterator[None]:
         torch.set_num_threads(before)
 
 
-# glibc's mallopt parameters (malloc.h)
+# glibc's mallopt parameters (malloc.h): the free memory at the heap's top kept, and the
+# size from which an allocation gets pages of its own (mmap) instead of heap memory
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
 
 
@@ -124,33 +125,50 @@ def _glibc() -> ctypes.CDLL | None:
         return None
     if libc is None or not all(hasattr(libc, f) for f in ("mallopt", "malloc_trim")):
         return None  # not glibc (musl, macOS): nothing to tune
+    libc.mallopt.argtypes, libc.mallopt.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
+    libc.malloc_trim.argtypes, libc.malloc_trim.restype = [ctypes.c_size_t], ctypes.c_int
     return libc
 
 
 @contextlib.contextmanager
-def retained_heap(limit_bytes: int = 64 << 20) -> Iterator[None]:
-    """Reuse freed memory instead of returning it to the system (glibc; elsewhere a no-op).
+def retained_heap(limit_bytes: int = 32 << 20) -> Iterator[None]:
+    """Serve allocations up to ``limit_bytes`` from the heap and keep up to ``limit_bytes``
+    of freed memory there, instead of returning it to the system (glibc; elsewhere, or if
+    glibc refuses a value, a no-op).
 
     A training step allocates and frees the same large temporaries every step (states of
-    0.1-1 MB, gate products, their gradients). glibc serves allocations above its mmap
-    threshold from fresh pages and returns them when freed (and trims the heap top above
-    its trim threshold), so a step faults them in again. This raises both thresholds
-    (``mallopt``) to ``limit_bytes``, so that freed blocks are reused. Measured in fresh
-    processes, 10 steps of a 10-qubit QCNN group (five depths, batch 20): 15,324 minor page
-    faults against 301; 200 steps, six paired whole-process runs: system time 1.04 s ->
-    0.36 s, CPU time 0.93x (median; every pair <= 1.0).
+    0.1-1 MB, gate products, their gradients; at most about 10 MB when the test states are
+    evaluated). glibc gives an allocation above its mmap threshold pages of its own and
+    unmaps them when it is freed, and returns the free memory above its trim threshold at
+    the heap's top; either way the next step faults those pages in again. This raises both
+    thresholds (``mallopt``) to ``limit_bytes`` (default 32 MiB, the largest mmap threshold
+    every glibc accepts). Raising only the trim threshold is not enough: a ``mallopt`` call
+    freezes glibc's adaptive mmap threshold at its value, and in fresh processes 10 group
+    steps then faulted 2 to 1,862 pages against about 15,000 plain (three runs). Measured
+    with both, in fresh processes, 10 steps of a 10-qubit QCNN group (five depths, batch
+    20): 300-650 faults against about 15,000 (``tests/test_batched.py``); 200 steps took
+    0.93x the CPU time in six paired whole-process runs.
 
-    The thresholds stay raised for the rest of the process (glibc cannot return to its
-    adaptive default, and the fixed defaults of 128 KiB would fault more than that default
-    does); on leaving the block the heap is trimmed (``malloc_trim``), so what the block
-    held is given back. Source: glibc manual, "Malloc Tunable Parameters".
+    Process-wide: the thresholds stay raised after the block, because glibc cannot return
+    to its adaptive thresholds, and their fixed defaults (128 KiB) would fault more than
+    the adaptive ones do. Later cells on the same worker process (of any plugin) therefore
+    run with these thresholds too, as glibc's adaptive ones would after a large allocation
+    was freed. On leaving the block the heap is trimmed (``malloc_trim``), so what the block
+    held is given back once. Source: glibc manual, "Malloc Tunable Parameters".
+
+    Raises
+    ------
+    ValueError
+        If ``limit_bytes`` is not in [0, 32 MiB].
     """
+    if not 0 <= limit_bytes <= 32 << 20:
+        raise ValueError(f"limit_bytes must be in [0, 32 MiB], got {limit_bytes}")
     libc = _glibc()
-    if libc is not None:
-        libc.mallopt(_M_MMAP_THRESHOLD, limit_bytes)
-        libc.mallopt(_M_TRIM_THRESHOLD, limit_bytes)
+    applied = libc is not None and all(
+        libc.mallopt(param, limit_bytes) == 1 for param in (_M_MMAP_THRESHOLD, _M_TRIM_THRESHOLD)
+    )
     try:
         yield
     finally:
-        if libc is not None:
+        if applied:
             libc.malloc_trim(0)
