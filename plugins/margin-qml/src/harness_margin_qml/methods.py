@@ -104,10 +104,10 @@ class QCNNMethod(Method):
     def run(self, data: QMLData, params: QCNNMethod.Params, seed: int) -> QNNOutput:
         _amplitude(data, self.name)
         from harness_margin_qml import _engine, circuits
-        from harness_margin_qml.training import retained_heap, torch_threads
+        from harness_margin_qml.training import torch_threads
 
         ansatz = circuits.QCNN(data.n_qubits, params.layers, params.shared)
-        with torch_threads(params.n_threads), retained_heap():  # the batched engine with one model
+        with torch_threads(params.n_threads):  # the batched engine with one model
             return _engine.train_group([ansatz], circuits.amplitude_states, data, params, seed)[0]
 
 
@@ -144,10 +144,10 @@ class StronglyEntanglingMethod(Method):
     def run(self, data: QMLData, params: StronglyEntanglingMethod.Params, seed: int) -> QNNOutput:
         _amplitude(data, self.name)
         from harness_margin_qml import _engine, circuits
-        from harness_margin_qml.training import retained_heap, torch_threads
+        from harness_margin_qml.training import torch_threads
 
         ansatz = circuits.StronglyEntangling(data.n_qubits, params.layers)
-        with torch_threads(params.n_threads), retained_heap():  # the batched engine with one model
+        with torch_threads(params.n_threads):  # the batched engine with one model
             return _engine.train_group([ansatz], circuits.amplitude_states, data, params, seed)[0]
 
 
@@ -161,10 +161,10 @@ _FAST_GROUP = {**_FAST, "layers": [2, 1]}
 def _run_group(name: str, data: QMLData, params, make, seed: int) -> QNNGroupOutput:
     _amplitude(data, name)
     from harness_margin_qml import _engine, circuits
-    from harness_margin_qml.training import retained_heap, torch_threads
+    from harness_margin_qml.training import torch_threads
 
     ansatze = [make(circuits, data.n_qubits, layers) for layers in params.layers]
-    with torch_threads(params.n_threads), retained_heap():
+    with torch_threads(params.n_threads):
         members = _engine.train_group(ansatze, circuits.amplitude_states, data, params, seed)
     return QNNGroupOutput.of(members, [f"L{layers}" for layers in params.layers])
 
@@ -292,9 +292,9 @@ class IQPEmbedding(Method):
     def run(self, data: QMLData, params: IQPEmbedding.Params, seed: int) -> QNNOutput:
         _features(data, self.name)
         from harness_margin_qml import _engine
-        from harness_margin_qml.training import retained_heap, torch_threads
+        from harness_margin_qml.training import torch_threads
 
-        with torch_threads(params.n_threads), retained_heap():
+        with torch_threads(params.n_threads):
             return _engine.train_iqp(lambda x: x, data, params, seed)
 
 
@@ -342,10 +342,10 @@ class NQE(Method):
         import torch
 
         from harness_margin_qml import _engine
-        from harness_margin_qml.training import retained_heap, torch_threads
+        from harness_margin_qml.training import torch_threads
 
         gen = torch.Generator().manual_seed(seed + 1)
-        with torch_threads(params.n_threads), retained_heap(), torch.random.fork_rng():
+        with torch_threads(params.n_threads), torch.random.fork_rng():
             torch.manual_seed(seed)
             net = _engine.mlp(data.n_qubits)
             x = torch.as_tensor(data.x_train)

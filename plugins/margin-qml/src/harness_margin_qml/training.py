@@ -145,9 +145,10 @@ def retained_heap(limit_bytes: int = 32 << 20) -> Iterator[None]:
     every glibc accepts). Raising only the trim threshold is not enough: a ``mallopt`` call
     freezes glibc's adaptive mmap threshold at its value, and in fresh processes 10 group
     steps then faulted 2 to 1,862 pages against about 15,000 plain (three runs). Measured
-    with both, in fresh processes, 10 steps of a 10-qubit QCNN group (five depths, batch
-    20): 300-650 faults against about 15,000 (``tests/test_batched.py``); 200 steps took
-    0.93x the CPU time in six paired whole-process runs.
+    with both at 32 MiB, in fresh processes, 10 steps of a 10-qubit QCNN group (five
+    depths, batch 20): 150-1,400 faults against 9,700-20,500 (``tests/test_batched.py``);
+    with both at 256 MiB, 200 steps took 0.93x the CPU time in six paired whole-process
+    runs. ``_engine.train``, ``train_group`` and ``pretrain_nqe`` run inside it.
 
     Process-wide: the thresholds stay raised after the block, because glibc cannot return
     to its adaptive thresholds, and their fixed defaults (128 KiB) would fault more than
