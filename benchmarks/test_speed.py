@@ -7,6 +7,7 @@ disabled (``make test``) each runs once at a small size and only has to work.
 
 from __future__ import annotations
 
+import statistics
 import subprocess
 import sys
 import time
@@ -20,6 +21,7 @@ from harness.suite import load_suite
 from harness.tracking import Tracker
 
 HARNESS = str(Path(sys.executable).parent / "harness")
+START_UP_RUNS = 5  # whole-process start-up timings: the median of this many
 
 PROBE = """
 name: {name}
@@ -148,20 +150,33 @@ def _whole(env, *args, cwd) -> float:
 
 
 def test_start_up_of_run_and_list(benchmark, full, probe_env, suite_file, new_store, tmp_path):
-    """Whole processes, every installed plugin plus the probe, a store that exists."""
+    """Whole processes, every installed plugin plus the probe, a store that exists: the
+    median of ``START_UP_RUNS`` runs of each, alternated, as ``farm-bench`` times commands
+    (one run alone read 0.70-1.03 s for the same ``harness list`` on the 2-core machine)."""
     path = suite_file(PROBE.format(name="one", n=1, methods="noop"))
     uri = new_store()
+    n = START_UP_RUNS if full else 1
 
     def measure():
-        run = _whole(probe_env, "run", str(path), "--tracking-uri", uri, cwd=tmp_path)
-        listing = _whole(probe_env, "list", cwd=tmp_path)
-        return run, listing
+        runs, listings = [], []
+        for _ in range(n):
+            runs.append(_whole(probe_env, "run", str(path), "--tracking-uri", uri, cwd=tmp_path))
+            listings.append(_whole(probe_env, "list", cwd=tmp_path))
+        return runs, listings
 
-    run, listing = _once(benchmark, measure)
-    record("`harness run` of a 1-cell suite, whole process", f"{run:.2f} s", "<= 2 s")
-    record("`harness list`, whole process", f"{listing:.2f} s", "<= 1 s")
+    runs, listings = _once(benchmark, measure)
+    run, listing = statistics.median(runs), statistics.median(listings)
+    record("`harness run` of a 1-cell suite, whole process", _median_of(runs), "<= 2 s")
+    record("`harness list`, whole process", _median_of(listings), "<= 1 s")
     if full:
         assert run <= 2.0 and listing <= 1.0
+
+
+def _median_of(seconds: list[float]) -> str:
+    if len(seconds) == 1:
+        return f"{seconds[0]:.2f} s (one run)"
+    low, high = min(seconds), max(seconds)
+    return f"{statistics.median(seconds):.2f} s (median of {len(seconds)}, {low:.2f}-{high:.2f})"
 
 
 def _spin(seconds: float) -> None:
