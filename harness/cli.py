@@ -160,7 +160,7 @@ def _overrides(shape: dict[str, Any]) -> Any:
 
 
 def _cell_table(cells: list[Any], title: str, states: dict[str, str] | None = None) -> Table:
-    table = Table(title=title, show_lines=False)
+    table = Table(title=escape(title), show_lines=False)
     columns = ["#", "task", "dataset", "dataset params", "method", "method params", "seed"]
     for col in [*columns, *(["state"] if states is not None else [])]:
         table.add_column(col, overflow="fold")
@@ -168,12 +168,20 @@ def _cell_table(cells: list[Any], title: str, states: dict[str, str] | None = No
         dp = ", ".join(f"{k}={v}" for k, v in c.dataset_params.items())
         mp = ", ".join(f"{k}={v}" for k, v in c.method_params.items())
         state = [] if states is None else [_state(states[c.cell_hash])]
-        table.add_row(str(i), c.task, c.dataset, dp, c.method, mp, str(c.seed), *state)
+        cells = (str(i), c.task, c.dataset, dp, c.method, mp, str(c.seed))
+        table.add_row(*_plain(*cells), *state)
     return table
 
 
 def _state(state: str) -> str:
     return "[green]done[/]" if state == "done" else f"runs: {escape(state)}"
+
+
+def _plain(*values: Any) -> list[str]:
+    """``values`` as table cells shown as they are: rich reads ``[word]`` in a string as
+    markup, so a docstring's ``[a, b]`` or a param value's ``[x]`` would vanish and a
+    ``[/]`` would raise ``MarkupError``; escaped, every bracket is printed."""
+    return [escape(str(v)) for v in values]
 
 
 def _dry_run(spec: Any, tracking_uri: str | None, force: bool) -> None:
@@ -486,14 +494,14 @@ def _print_frame(table: Any, title: str, per_table: int = 6) -> None:
             chunks.append([])
         chunks[-1].append(col)
     for i, chunk in enumerate(chunks):
-        rich_table = Table(title=title if i == 0 else None)
-        for name in table.index.names:
-            rich_table.add_column(str(name), overflow="fold")
-        for col in ["seeds", *chunk]:
-            rich_table.add_column(str(col), justify="right", overflow="fold")
+        rich_table = Table(title=escape(title) if i == 0 else None)
+        for name in _plain(*table.index.names):
+            rich_table.add_column(name, overflow="fold")
+        for col in _plain("seeds", *chunk):
+            rich_table.add_column(col, justify="right", overflow="fold")
         for index, row in table[["seeds", *chunk]].iterrows():
             keys = index if isinstance(index, tuple) else (index,)
-            rich_table.add_row(*(str(k) for k in keys), *(str(v) for v in row))
+            rich_table.add_row(*_plain(*keys, *row))
         console.print(rich_table)
 
 
@@ -540,7 +548,7 @@ def results(suite: str, fmt: str, out: str | None, tracking_uri: str | None) -> 
         else:
             Path(out).write_text(text)
     if out is not None:
-        err_console.print(f"{len(table)} cells of {spec.name} -> {out}")
+        err_console.print(f"{len(table)} cells of {escape(spec.name)} -> {escape(str(out))}")
 
 
 # -- validate, list, report, ui --------------------------------------------------------------
@@ -578,13 +586,13 @@ def list_(tasks: tuple[str, ...]) -> None:
     plugins.add_column("plugin")
     plugins.add_column("version")
     for name, version in sorted(registry.plugins.items()):
-        plugins.add_row(name, version)
+        plugins.add_row(*_plain(name, version))
     if not tasks:
         console.print(plugins)
     for task in tasks or registry.tasks():
         if tasks:
             _print_task_types(registry, task)
-        table = Table(title=f"task: {task}")
+        table = Table(title=f"task: {escape(task)}")
         for col in ("kind", "name", "plugin", "what it is", "params: type = default"):
             table.add_column(col, overflow="fold")
         for kind, entries in registry.entries.items():
@@ -592,7 +600,8 @@ def list_(tasks: tuple[str, ...]) -> None:
                 if t != task:
                     continue
                 summary = (inspect.getdoc(entry.cls) or "").split("\n", 1)[0]
-                table.add_row(kind, name, entry.plugin, summary, _params_text(entry.cls))
+                params = _params_text(entry.cls)
+                table.add_row(*_plain(kind, name, entry.plugin, summary, params))
         console.print(table)
 
 
@@ -623,7 +632,7 @@ def _print_task_types(registry: Any, task: str) -> None:
             continue
         doc = (inspect.getdoc(kind) or "") if kind.__module__ != "builtins" else ""
         console.print(
-            f"[bold]task {task}, {role} type[/] {_type_name(kind)}:"
+            f"[bold]task {escape(task)}, {role} type[/] {escape(_type_name(kind))}:"
             f" {escape(doc.split(chr(10))[0])}",
             soft_wrap=True,
         )
@@ -635,7 +644,8 @@ def _print_task_types(registry: Any, task: str) -> None:
             table.add_column(col, overflow="fold")
         hints = typing.get_type_hints(kind)
         for f in dataclasses.fields(kind):
-            table.add_row(f.name, describe_type(hints.get(f.name, f.type)), documented.get(f.name))
+            kind_text = describe_type(hints.get(f.name, f.type))
+            table.add_row(*_plain(f.name, kind_text, documented.get(f.name, "")))
         console.print(table)
 
 
@@ -967,7 +977,7 @@ def check_plugin(name: str) -> None:
         table.add_column(col, overflow="fold")
     colour = {"passed": "green", "failed": "red", "skipped": "yellow"}
     for check_id, outcome, message in results:
-        table.add_row(check_id, f"[{colour[outcome]}]{outcome}[/]", escape(message))
+        table.add_row(escape(check_id), f"[{colour[outcome]}]{outcome}[/]", escape(message))
     console.print(table)
     failed = sum(outcome == "failed" for _, outcome, _ in results)
     console.print(f"{len(results) - failed} passed or skipped, {failed} failed")

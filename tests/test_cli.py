@@ -209,3 +209,57 @@ def test_ctrl_c_stops_cleanly_and_keeps_finished_cells(toy_env, write_suite, sto
     assert len(finished) >= 2
     parent = client.search_runs([experiment.experiment_id], "tags.`harness.kind` = 'suite'")
     assert parent[0].info.status == "KILLED"
+
+
+def test_list_prints_brackets_of_docstrings_and_params_as_they_are(registry, monkeypatch):
+    """A plugin's text is not rich markup: ``[a, b]`` stays, ``[/]`` does not raise."""
+    from click.testing import CliRunner
+
+    from harness import cli
+
+    noise = registry.get("dataset", "toy", "noise").cls
+    monkeypatch.setattr(noise, "__doc__", "Draws in [a, b], closed [/] and [bold]raw[/bold].")
+    monkeypatch.setattr(cli, "_registry", lambda: registry)
+    monkeypatch.setattr(cli.console, "width", 400)
+    result = CliRunner().invoke(cli.cli, ["list"])
+    assert result.exit_code == 0, result.output
+    assert "Draws in [a, b], closed [/] and [bold]raw[/bold]." in result.output
+
+
+def test_cell_and_result_tables_print_bracketed_values_as_they_are(monkeypatch):
+    """Params, names and metric values such as ``[a]`` and ``[/]`` reach the terminal."""
+    import io
+    from types import SimpleNamespace
+
+    import pandas as pd
+    from rich.console import Console
+
+    from harness import cli
+
+    cell = SimpleNamespace(
+        task="t[x]",
+        dataset="d",
+        dataset_params={"grid": "[a, b]"},
+        method="m",
+        method_params={"tag": "[/]"},
+        seed=0,
+        cell_hash="h",
+    )
+    out = Console(file=io.StringIO(), width=400)
+    out.print(cli._cell_table([cell], "suite [y]", {"h": "done"}))
+    monkeypatch.setattr(cli, "console", out)
+    frame = pd.DataFrame({"method": ["m[z]"], "seeds": [2], "score [q]": ["[/]"]}).set_index(
+        "method"
+    )
+    cli._print_frame(frame, "summary [w]")
+    text = out.file.getvalue()
+    for shown in (
+        "t[x]",
+        "grid=[a, b]",
+        "tag=[/]",
+        "suite [y]",
+        "m[z]",
+        "score [q]",
+        "summary [w]",
+    ):
+        assert shown in text, shown
