@@ -517,9 +517,11 @@ def _print_frame(table: Any, title: str, per_table: int = 6) -> None:
 )
 @click.option("--out", "out", default=None, type=click.Path(), help="File [default: stdout].")
 @click.option("--tracking-uri", default=None, help="MLflow tracking URI.")
-def results(suite: str, fmt: str, out: str | None, tracking_uri: str | None) -> None:
+@_suite_options
+def results(suite: str, fmt: str, out: str | None, tracking_uri: str | None, **shape: Any) -> None:
     """Export SUITE's results as data: one row per cell (its latest run) with params,
-    metrics, status, seconds, run id, plugin versions and git commit.
+    metrics, status, seconds, run id, plugin versions and git commit. The options that
+    shaped the run (--seeds, --add-method, ...) select the same cells.
 
     Example: harness results suites/smoke.yaml --format parquet --out smoke.parquet
     """
@@ -528,7 +530,7 @@ def results(suite: str, fmt: str, out: str | None, tracking_uri: str | None) -> 
     from harness.report import tidy_results
     from harness.tracking import Tracker
 
-    _, spec = _suite(suite)
+    _, spec = _suite(suite, _overrides(shape))
     tracker = Tracker(tracking_uri)
     table = tidy_results(tracker.suite_results(spec))
     if table.empty:
@@ -658,17 +660,22 @@ def _type_name(kind: type) -> str:
 
 
 def _attributes(doc: str) -> dict[str, str]:
-    """``{field: "type, shape (n,): first line of its description"}`` from a numpydoc
-    ``Attributes`` section."""
+    """``{field: "type, shape (n,): its description"}`` from a numpydoc ``Attributes``
+    section; the description is every indented line under the field, joined."""
     out: dict[str, str] = {}
     lines = doc.splitlines()
     for i, line in enumerate(lines):
         match = re.match(r"^(\w+(?:, \w+)*) : (.+)$", line)
         if not match:
             continue
-        follow = lines[i + 1].strip() if i + 1 < len(lines) and lines[i + 1][:1] == " " else ""
+        follow = []
+        for below in lines[i + 1 :]:
+            if not below[:1].isspace() or not below.strip():
+                break
+            follow.append(below.strip())
+        text = " ".join(follow)
         for name in match.group(1).split(", "):
-            out[name] = match.group(2) + (f": {follow}" if follow else "")
+            out[name] = match.group(2) + (f": {text}" if text else "")
     return out
 
 
@@ -684,17 +691,28 @@ def _attributes(doc: str) -> dict[str, str]:
     type=click.Path(),
     help="Folder for the reports (one subfolder per suite; --report-dir as for harness run).",
 )
-def report(suite: str | None, tracking_uri: str | None, out: str) -> None:
+@_suite_options
+def report(suite: str | None, tracking_uri: str | None, out: str, **shape: Any) -> None:
     """Write result tables (mean and 95% CI over seeds) and plots for SUITE (default: every
-    suite in the store) and log them to the suite's latest parent runs."""
+    suite in the store) and log them to the suite's latest parent runs. The options that
+    shaped the run (--seeds, --add-method, ...) select the same cells of SUITE."""
     from harness.report import write_report
     from harness.suite import safe_name
     from harness.tracking import Tracker, ui_link
 
+    if not suite and any(shape.values()):
+        flag = {
+            "set_": "set",
+            "datasets": "dataset",
+            "methods": "method",
+            "add_methods": "add-method",
+        }
+        given = ", ".join(f"--{flag.get(k, k.replace('_', '-'))}" for k, v in shape.items() if v)
+        raise SuiteError(f"{given} shape a suite: name it (harness report SUITE {given} ...).")
     registry = _registry() if not suite else None
     tracker = Tracker(tracking_uri)
     if suite:
-        registry, spec = _suite(suite)
+        registry, spec = _suite(suite, _overrides(shape))
         results = tracker.suite_results(spec)
         missing = len(spec.cells) - len(results)
         if results.empty:
@@ -707,8 +725,8 @@ def report(suite: str | None, tracking_uri: str | None, out: str) -> None:
         if missing:
             err_console.print(
                 f"[yellow]{missing} of {len(spec.cells)} cells have no result for the current"
-                f" code and suite; the report leaves them out (harness run {escape(suite)}"
-                " computes them).[/]"
+                f" code and suite; the report leaves them out (harness run {escape(suite)},"
+                " with the same options, computes them).[/]"
             )
         targets = [(spec.name, results)]
     else:

@@ -5,7 +5,8 @@ implementations with :data:`harness.hookimpl`. Each hook is called once per proc
 the registry is built, after every ``harness`` entry point not in
 ``HARNESS_DISABLE_PLUGINS`` is loaded. All implementations are called and their results
 concatenated (no hook is ``firstresult``). ``(task, name)`` is unique per kind across
-plugins; a clash is an error naming both plugins.
+plugins; a clash is a fault naming both plugins, and the plugin registered second is left
+out whole (``registry.build_registry``).
 """
 
 from __future__ import annotations

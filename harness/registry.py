@@ -109,7 +109,9 @@ class Registry:
     def get(self, kind: str, task: str, name: str, where: str = "") -> Entry:
         """The entry for ``(kind, task, name)``.
 
-        :raises SuiteError: naming the task, the place ``where`` and the known names.
+        :raises SuiteError: naming the task, the place ``where`` and the known names, and
+            each plugin left out as broken with its fault (the component may be one of
+            theirs: a name clash, a failed import).
         """
         if task not in self.tasks():
             blocked = disabled_plugins()
@@ -128,9 +130,10 @@ class Registry:
             return self.entries[kind][(task, name)]
         except KeyError:
             known = ", ".join(self.names(kind, task)) or "(none)"
+            left_out = "".join(f" Left out: {fault}" for _, fault in sorted(self.broken.items()))
             raise SuiteError(
                 f"Unknown {kind} '{name}' for task '{task}'{_at(where)}. Known: {known}."
-                " See 'harness list'."
+                f" See 'harness list'.{left_out}"
             ) from None
 
 

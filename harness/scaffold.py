@@ -329,9 +329,10 @@ output types come from `{api}`.
     harness check-plugin {name}
     harness run {folder}/suites/{name}.yaml
 
-Compare it with the paper's methods on the paper's own suite:
+Compare it with the paper's methods on the paper's own suite (from the harness repository's
+root; one dataset and one seed here, drop `--dataset` and `--seeds` for the whole suite):
 
-    harness run suites/{task}.yaml --add-method {name}
+    harness run suites/{task}.yaml --add-method {name} --dataset {dataset} --seeds 0
 """
 
 _METHOD_MODULE = '''\

@@ -263,3 +263,28 @@ def test_cell_and_result_tables_print_bracketed_values_as_they_are(monkeypatch):
         "summary [w]",
     ):
         assert shown in text, shown
+
+
+def test_task_type_fields_show_their_whole_description():
+    """A field's description in ``harness list --task`` is not cut after its first line."""
+    from harness.cli import _attributes
+
+    doc = """Data.
+
+Attributes
+----------
+X_train : numpy.ndarray, shape (n, d)
+    Features in the dataset's units. The sensitive
+    attribute is not a column.
+y : numpy.ndarray
+
+Notes
+-----
+    Indented prose that is not a field.
+"""
+    fields = _attributes(doc)
+    assert fields["X_train"] == (
+        "numpy.ndarray, shape (n, d): Features in the dataset's units. The sensitive"
+        " attribute is not a column."
+    )
+    assert fields["y"] == "numpy.ndarray"

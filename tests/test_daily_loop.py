@@ -191,3 +191,41 @@ def test_a_log_file_gets_progress_lines_with_running_cells_and_eta(toy_env, tmp_
     assert run.returncode == 0, run.stdout + run.stderr
     lines = [ln for ln in run.stdout.splitlines() if ln.startswith("cells 1/2")]
     assert any("running: noise/sleepy s0" in ln and "eta" in ln for ln in lines), run.stdout
+
+
+def test_results_and_report_take_the_options_that_shaped_the_run(tmp_path, _empty_store):
+    """Cells added by --add-method or --seeds are exported and reported when the same
+    options are given; a report of the suite without them shows the suite's own cells."""
+    import shutil
+
+    from fake_plugins import toy_environment
+
+    shutil.copy(_empty_store, tmp_path / "mlflow.db")
+    store, env = f"sqlite:///{tmp_path}/mlflow.db", toy_environment(tmp_path / "site")
+    suite = tmp_path / "small.yaml"
+    suite.write_text(
+        "name: small\nseeds: [0]\nruns:\n  - task: toy\n    datasets: [noise]\n"
+        "    methods: [mean]\n    metrics: [abs-error]\n"
+    )
+    shape = ["--add-method", "mean[shift=2.0]", "--seeds", "0,1"]
+    common = ["--tracking-uri", store]
+
+    def harness(*args):
+        return subprocess.run(
+            [HARNESS, *args], env=env, capture_output=True, text=True, timeout=300, cwd=tmp_path
+        )
+
+    assert harness("run", str(suite), *common, *shape).returncode == 0
+    shaped = harness("results", str(suite), *common, *shape)
+    plain = harness("results", str(suite), *common)
+    assert shaped.returncode == 0 and plain.returncode == 0, shaped.stderr + plain.stderr
+    shaped_rows = pd.read_csv(pd.io.common.StringIO(shaped.stdout))
+    assert len(shaped_rows) == 4 and sorted(shaped_rows["method.shift"]) == [0, 0, 2, 2]
+    assert len(pd.read_csv(pd.io.common.StringIO(plain.stdout))) == 1
+    report = harness("report", str(suite), *common, "--out", str(tmp_path / "r"), *shape)
+    assert report.returncode == 0, report.stderr
+    assert (
+        "4 cells" in report.stdout and "shift=2.0" in (tmp_path / "r/small/report.md").read_text()
+    )
+    unnamed = harness("report", *common, "--seeds", "0,1")
+    assert unnamed.returncode == 2 and "--seeds shape a suite: name it" in unnamed.stderr

@@ -29,6 +29,27 @@ def test_duplicate_method_name_names_both_plugins():
         )
 
 
+def test_a_clashing_plugin_is_left_out_and_a_suite_naming_its_component_is_told_why():
+    class Extra:
+        @harness.hookimpl
+        def harness_methods(self):
+            class Mean(toy_plugin.Mean):
+                """The toy's mean again, under its name."""
+
+            class Median(toy_plugin.Mean):
+                """A method of the clashing plugin that only it has."""
+
+                name = "median"
+
+            return [Mean, Median]
+
+    registry = build_registry({"toy": ToyPlugin(), "extra": Extra()}, entry_points=False)
+    assert "extra" in registry.broken and "toy" in registry.broken["extra"]
+    assert registry.get("method", "toy", "mean").plugin == "toy"
+    with pytest.raises(SuiteError, match=r"Unknown method 'median'.*Left out: .*'extra'"):
+        registry.get("method", "toy", "median")
+
+
 def test_misspelled_hook_names_the_plugin():
     class Misspelled:
         @harness.hookimpl
