@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -258,7 +259,8 @@ def validate_params(
         try:
             coerced[key] = _adapter(annotation).validate_python(value)
         except pydantic.ValidationError:
-            problems.append((path, f"expected {describe_type(annotation)}, got {value!r}."))
+            problem = f"expected {describe_type(annotation)}, got {value!r}."
+            problems.append((path, problem + _yaml_number_hint(value)))
     missing = [k for k, (_, d) in fields.items() if d is dataclasses.MISSING and k not in values]
     problems += [(k, f"required param '{k}' of '{component.name}' is not set.") for k in missing]
     if problems:
@@ -267,6 +269,21 @@ def validate_params(
         return component.Params(**coerced)
     except (ValueError, TypeError, pydantic.ValidationError) as err:
         raise ParamsError([("", f"invalid params for '{component.name}': {err}")]) from err
+
+
+def _yaml_number_hint(value: Any) -> str:
+    """A hint for a number YAML read as a string (PyYAML, YAML 1.1: ``1e3`` needs a dot and
+    a signed exponent, ``1.0e+3``, to be a float)."""
+    if not isinstance(value, str):
+        return ""
+    try:
+        number = float(value)
+    except ValueError:
+        return ""
+    if not math.isfinite(number):
+        return ""
+    whole = f" or {int(number)}" if number.is_integer() and abs(number) < 1e18 else ""
+    return f" YAML reads {value} as a string: write {number!r}{whole}."
 
 
 def params_as_dict(params: Any) -> dict[str, Any]:

@@ -86,6 +86,12 @@ def test_include_cycle_is_an_error(registry, write_suite):
         ),
         ("task: toy", "task: toi", r"Unknown task 'toi' \(.*runs\[0\]\.task\).*Known: other, toy"),
         ("grid: {n: [3, 4, 5]}", "grid: {n: [3, 0]}", r"runs\[0\].datasets\[1\].*n must be >= 1"),
+        (
+            "grid: {n: [3, 4, 5]}",
+            "grid: {n: [3, 1e3]}",
+            r"grid.n\[1\]: expected int, got '1e3'. YAML reads 1e3 as a string: write 1000.0 or"
+            r" 1000.",
+        ),
         ("timeout: 2m", "timeout: soon", r"timeout: expected a duration"),
         ("seeds: [0, 1]", "seeds: [0, 1]\ncolour: red", r"suite.yaml: colour: unknown key"),
         (
