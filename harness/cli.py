@@ -437,7 +437,13 @@ def _summarise(
     report_dir: Path,
     elapsed: float,
 ) -> None:
-    from harness.report import problem_lines, summary_table, tally, write_report
+    from harness.report import (
+        problem_lines,
+        shared_settings,
+        summary_table,
+        tally,
+        write_report,
+    )
     from harness.suite import safe_name
     from harness.tracking import ui_link
 
@@ -451,6 +457,9 @@ def _summarise(
             continue
         table = summary_table(rows, registry)
         _print_frame(table, f"{task}: mean ± 95% CI over ok seeds (latest run of each cell)")
+        settings = shared_settings(rows, registry) if not table.empty else ""
+        if settings:
+            console.print(f"  {escape(settings)}", soft_wrap=True)
         for line in problem_lines(rows, registry, link):
             colour = "yellow" if line.startswith(("skipped", "metric")) else "red"
             console.print(f"  [{colour}]{escape(line)}[/]", soft_wrap=True)

@@ -37,6 +37,7 @@ __all__ = [
     "metric_columns",
     "noise_floor",
     "problem_lines",
+    "shared_settings",
     "summary_stats",
     "summary_table",
     "tally",
@@ -422,6 +423,22 @@ def best_methods(stats: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=BEST_COLUMNS)
 
 
+def shared_settings(results: pd.DataFrame, registry: Registry | None = None) -> str:
+    """The declared params that the table's labels leave out because every row of a
+    component shares them: ``"Settings every row shares: method fair-shrink(alpha=0.5);
+    dataset noise(n=3)."``, or ``""`` when the labels name every param. Without it, two
+    reports of one method at different settings would look alike."""
+    if results.empty:
+        return ""
+    parts = []
+    for kind in ("dataset", "method"):
+        short = _labels(results, kind, registry)
+        full = _labels(results, kind, registry, all_params=True)
+        hidden = sorted({f for s, f in zip(short, full, strict=True) if s != f and "(" in f})
+        parts += [f"{kind} {label}" for label in hidden]
+    return f"Settings every row shares: {'; '.join(parts)}." if parts else ""
+
+
 def problem_lines(
     results: pd.DataFrame,
     registry: Registry | None = None,
@@ -606,6 +623,10 @@ def write_report(
                 f'<h3 id="{table_anchor}">Mean ± 95% CI over ok seeds</h3>',
                 _html_table(table),
             ]
+            settings = shared_settings(rows, registry)
+            if settings:
+                md += [settings, ""]
+                body.append(f"<p>{html.escape(settings)}</p>")
         notes = problem_lines(rows, registry, link)
         if notes:
             md += [f"- {line}" for line in notes] + [""]

@@ -83,3 +83,16 @@ def test_runs_that_differ_only_in_metric_params_are_not_pooled(registry):
     rows = _rows().iloc[:2].assign(**{"metric.abs-error.scale": ["1", "100"]})
     table = summary_table(rows, registry)
     assert len(table) == 2 and set(table["seeds"]) == {"1"}
+
+
+def test_settings_the_labels_leave_out_are_stated(registry):
+    """Two runs of ``mean`` at different shifts have alike labels; the line tells them apart."""
+    from harness.report import shared_settings
+
+    rows = _rows()
+    assert summary_table(rows, registry).index[0][1] == "mean"  # shift=0.0 is in no label
+    assert shared_settings(rows, registry) == "Settings every row shares: method mean(shift=0.0)."
+    other = shared_settings(rows.assign(**{"method.shift": ["2.0"] * 4}), registry)
+    assert other == "Settings every row shares: method mean(shift=2.0)."
+    varied = rows.assign(**{"method.shift": ["0.0", "0.0", "2.0", "2.0"]})
+    assert shared_settings(varied, registry) == ""  # every label names its shift
