@@ -1,3 +1,6 @@
+import hashlib
+from pathlib import Path
+
 import numpy as np
 import pytest
 from harness_margin_qml import hamiltonians
@@ -54,10 +57,28 @@ def test_two_class_version_is_spt_vs_rest_and_balanced():
 def test_ground_states_are_cached_under_cache_dir_and_reused(tmp_path, monkeypatch):
     monkeypatch.setenv("HARNESS_CACHE_DIR", str(tmp_path))
     first = hamiltonians.ground_state("cluster", 4, 0.5, -0.25)
-    files = list((tmp_path / "margin-qml" / "cluster-n4").glob("*.npy"))
+    folder = tmp_path / "margin-qml" / f"cluster-n4-{hamiltonians.code_digest()}"
+    files = list(folder.glob("*.npy"))
     assert len(files) == 1
     np.save(files[0], first * 0 + 7)  # a cached value is read back instead of recomputed
     assert np.all(hamiltonians.ground_state("cluster", 4, 0.5, -0.25) == 7)
+    # Other code (an edited Hamiltonian) does not read what this code cached
+    monkeypatch.setattr(hamiltonians, "code_digest", lambda: "edited")
+    assert np.allclose(hamiltonians.ground_state("cluster", 4, 0.5, -0.25), first)
+
+
+def test_the_cache_key_follows_the_module_source(tmp_path, monkeypatch):
+    source = Path(hamiltonians.__file__).read_bytes()
+    edited = tmp_path / "hamiltonians.py"
+    edited.write_bytes(source + b"\n# an edit\n")
+    monkeypatch.setattr(hamiltonians, "__file__", str(edited))
+    hamiltonians.code_digest.cache_clear()
+    try:
+        assert hamiltonians.code_digest() == hashlib.sha256(edited.read_bytes()).hexdigest()[:12]
+        assert hamiltonians.code_digest() != hashlib.sha256(source).hexdigest()[:12]
+    finally:
+        monkeypatch.undo()
+        hamiltonians.code_digest.cache_clear()
 
 
 def test_test_split_is_shared_across_seeds_and_train_is_not():

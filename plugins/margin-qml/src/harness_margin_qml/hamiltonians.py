@@ -4,14 +4,16 @@ Source: Hur & Park, ICML 2025, official ``QPR/data/data_gen_Cluster.py`` (genera
 chain, phase lines J2 = J1 - 1, J2 = -J1 - 1, J2 = 1) and the TFIM set, as summarised in
 ``docs/papers/margin-qml.md`` §2; fast exact diagonalisation with ``scipy.sparse.linalg.eigsh``.
 
-Ground states are cached on disk, one ``.npy`` per (model, n, J1, J2), under
-``$HARNESS_CACHE_DIR/margin-qml`` (default ``~/.cache/harness/margin-qml``), never in the
-repository. Set ``HARNESS_CACHE_DIR`` to move it.
+Ground states are cached on disk, one ``.npy`` per (model, n, J1, J2) and version of this
+module's code (:func:`code_digest`), under ``$HARNESS_CACHE_DIR/margin-qml`` (default
+``~/.cache/harness/margin-qml``), never in the repository. Set ``HARNESS_CACHE_DIR`` to move
+it.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 import tempfile
 from pathlib import Path
@@ -24,6 +26,7 @@ __all__ = [
     "cache_dir",
     "cluster_hamiltonian",
     "cluster_phase",
+    "code_digest",
     "ground_state",
     "ground_states",
     "tfim_hamiltonian",
@@ -38,6 +41,14 @@ def cache_dir() -> Path:
     root = os.environ.get("HARNESS_CACHE_DIR")
     base = Path(root) if root else Path.home() / ".cache" / "harness"
     return base / "margin-qml"
+
+
+@functools.cache
+def code_digest() -> str:
+    """The first 12 hex digits of the SHA-256 of this module's source, part of every
+    cache path: after an edit to the Hamiltonians or the diagonalisation, the states are
+    computed again instead of read from what other code computed."""
+    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:12]
 
 
 def _bits(n: int) -> np.ndarray:
@@ -132,14 +143,15 @@ def ground_state(model: str, n: int, a: float, b: float, use_cache: bool = True)
     a, b : float
         (J1, J2) for the cluster chain, (J, g) for the TFIM.
     use_cache : bool, default=True
-        Read and write the on-disk cache.
+        Read and write the on-disk cache (keyed by :func:`code_digest` too).
 
     Returns
     -------
     numpy.ndarray of float64, shape (2**n,)
         Unit norm; the largest-magnitude amplitude is positive.
     """
-    path = cache_dir() / f"{model}-n{n}" / f"{float(a).hex()}_{float(b).hex()}.npy"
+    folder = cache_dir() / f"{model}-n{n}-{code_digest()}"
+    path = folder / f"{float(a).hex()}_{float(b).hex()}.npy"
     if use_cache and path.exists():
         return np.load(path)
     h = cluster_hamiltonian(n, a, b) if model == "cluster" else tfim_hamiltonian(n, a, b)
