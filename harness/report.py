@@ -215,7 +215,8 @@ def summary_stats(results: pd.DataFrame, registry: Registry | None = None) -> pd
 
     :param results: rows of one task, in suite order (:meth:`Tracker.results`).
     :returns: columns ``task, dataset, method, metric, higher_is_better, n, n_failed, mean,
-        std_error, ci_low, ci_high`` (95% Student-t interval over the ok seeds), in suite
+        std_error, ci_low, ci_high`` (95% Student-t interval over the ok seeds, one value
+        per seed: a configuration in two runs of a suite is not counted twice), in suite
         order; empty when no configuration has an ok or failed cell.
     """
     if results.empty:
@@ -229,11 +230,15 @@ def summary_stats(results: pd.DataFrame, registry: Registry | None = None) -> pd
     rows = []
     for (dataset, method), group in frame.groupby(["_dataset", "_method"], sort=False):
         ok = group[group["status"] == "ok"]
-        bad = group[group["status"].isin(["failed", "timeout"])]
+        # A seed failed only where no cell of it is ok (one configuration can be in two runs
+        # of a suite with other metric lists: two cells per seed, counted once)
+        bad = group[group["status"].isin(["failed", "timeout"]) & ~group["seed"].isin(ok["seed"])]
         if ok.empty and bad.empty:  # only skipped cells: listed under the table instead
             continue
+        by_seed = ok.groupby("seed", sort=False)
         for metric in metrics:
-            mean, half, n = mean_ci(ok[metric]) if len(ok) else (math.nan, math.nan, 0)
+            values = by_seed[metric].first()  # one value per seed (first non-missing)
+            mean, half, n = mean_ci(values) if len(ok) else (math.nan, math.nan, 0)
             se = half / _t975(n) if n >= 2 else math.nan
             rows.append(
                 {
@@ -243,9 +248,9 @@ def summary_stats(results: pd.DataFrame, registry: Registry | None = None) -> pd
                     "metric": metric,
                     "higher_is_better": direction(metric, task, registry),
                     "n": n,
-                    "n_ok": len(ok),
-                    "n_failed": int((bad["status"] == "failed").sum()),
-                    "n_timeout": int((bad["status"] == "timeout").sum()),
+                    "n_ok": ok["seed"].nunique(),
+                    "n_failed": bad.loc[bad["status"] == "failed", "seed"].nunique(),
+                    "n_timeout": bad.loc[bad["status"] == "timeout", "seed"].nunique(),
                     "mean": mean,
                     "std_error": se,
                     "ci_low": mean - half if n >= 2 else math.nan,

@@ -47,6 +47,7 @@ __all__ = [
     "DEFAULT_URI",
     "SuiteProcess",
     "Tracker",
+    "logged_params",
     "resolve_uri",
     "run_name",
     "ui_link",
@@ -625,7 +626,7 @@ class Tracker:
             artifacts["error.txt"] = result.error
         if result.warnings:
             artifacts["warnings.txt"] = "\n".join(result.warnings) + "\n"
-        params = cell.params() | {f"dataset.{k}": v for k, v in result.described.items()}
+        params = logged_params(cell.params(), result.described)
         run_id = None
         if self.direct is not None:  # one transaction: the run lands whole or not at all
             with contextlib.suppress(UnsupportedWriteError):
@@ -996,6 +997,23 @@ def _metric_points(result: CellResult) -> list[tuple[str, float, int, int]]:
     for name, curve in result.curves.items():
         thin = curve.thinned(CURVE_POINTS)
         out += [(name, float(v), ts, int(s)) for s, v in zip(thin.steps, thin.values, strict=True)]
+    return out
+
+
+def logged_params(params: dict[str, Any], described: dict[str, str]) -> dict[str, Any]:
+    """A cell's params with its dataset's ``describe()`` facts as ``dataset.<key>``.
+
+    A fact never replaces a param: one whose key is a param of the dataset with another
+    value (``describe`` returning ``{"n": "sample"}`` where ``n`` is 10) is logged as
+    ``dataset.described.<key>`` instead; otherwise cells of different params would read
+    as one configuration in every table.
+    """
+    out = dict(params)
+    for key, value in described.items():
+        name = f"dataset.{key}"
+        if name in params and str(params[name]) != str(value):
+            name = f"dataset.described.{key}"
+        out.setdefault(name, value)
     return out
 
 

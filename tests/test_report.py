@@ -96,3 +96,19 @@ def test_settings_the_labels_leave_out_are_stated(registry):
     assert other == "Settings every row shares: method mean(shift=2.0)."
     varied = rows.assign(**{"method.shift": ["0.0", "0.0", "2.0", "2.0"]})
     assert shared_settings(varied, registry) == ""  # every label names its shift
+
+
+def test_a_configuration_in_two_runs_counts_each_seed_once(registry):
+    """The same dataset, method and seeds in a second run (with one more metric) are not a
+    second sample: n, the mean and the CI are those of one run."""
+    once = _rows()
+    twice = pd.concat(
+        [once, once.assign(cell_hash=list("efgh"), run_id=list("efgh"), extra=[9.0] * 4)],
+        ignore_index=True,
+    )
+    assert summary_table(twice, registry)["abs-error ↓"].equals(
+        summary_table(once, registry)["abs-error ↓"]
+    )
+    assert list(summary_table(twice, registry)["seeds"]) == ["2", "2"]
+    failed_again = twice.assign(status=["ok"] * 4 + ["failed"] * 4)
+    assert list(summary_table(failed_again, registry)["seeds"]) == ["2", "2"]

@@ -274,3 +274,16 @@ def test_a_store_killed_while_being_created_leaves_no_half_store(tmp_path, monke
     assert not (tmp_path / "store" / "mlflow.db").exists()
     assert Tracker(uri).client.search_experiments()  # the next run creates it whole
     assert not list((tmp_path / "store").glob(".mlflow.db.creating-*"))
+
+
+def test_a_described_fact_never_replaces_a_param():
+    """``describe()`` returning a key that is also a param, with another value, is logged
+    apart: two configurations (n=10, n=10000) stay two in every table."""
+    from harness.tracking import logged_params
+
+    for n in (10, 10000):
+        logged = logged_params({"dataset.n": n, "method.k": 1}, {"n": "sample", "rows": "7"})
+        assert logged["dataset.n"] == n
+        assert logged["dataset.described.n"] == "sample" and logged["dataset.rows"] == "7"
+    same = logged_params({"dataset.n": 10}, {"n": "10"})
+    assert same == {"dataset.n": 10}  # the same value: one column
