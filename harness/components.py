@@ -33,6 +33,8 @@ import pydantic
 from harness.errors import ParamsError
 
 __all__ = [
+    "RESERVED_METRIC_NAMES",
+    "RESULT_COLUMNS",
     "Component",
     "Curve",
     "Dataset",
@@ -45,6 +47,27 @@ __all__ = [
     "params_fields",
     "validate_params",
 ]
+
+# Columns every results table holds besides the metrics (``Tracker.results``): a metric may
+# not be named one of them, nor "seeds" (the summary's count) or "time" (``time.<phase>``)
+RESULT_COLUMNS = (
+    "cell_hash",
+    "run_id",
+    "experiment_id",
+    "artifact_uri",
+    "status",
+    "reason",
+    "plugin",
+    "plugin_version",
+    "dataset_plugin",
+    "git_commit",
+    "start_time",
+    "task",
+    "dataset",
+    "method",
+    "seed",
+)
+RESERVED_METRIC_NAMES = frozenset({*RESULT_COLUMNS, "seeds", "time"})
 
 
 class Skip(Exception):  # noqa: N818 - the name is the contract (benchopt's skip())

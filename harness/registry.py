@@ -21,7 +21,15 @@ from typing import Any
 import pluggy
 
 from harness import hookspecs
-from harness.components import Component, Dataset, Method, Metric, Report, params_fields
+from harness.components import (
+    RESERVED_METRIC_NAMES,
+    Component,
+    Dataset,
+    Method,
+    Metric,
+    Report,
+    params_fields,
+)
 from harness.errors import PluginError, SuiteError
 
 GROUP = "harness"
@@ -327,6 +335,11 @@ def _add(registry: Registry, kind: str, cls: object, plugin: str, version: str) 
         )
     if not getattr(cls, "task", None):
         raise PluginError(f"Plugin '{plugin}': {kind} '{name}' does not declare a task.")
+    if kind == "metric" and name in RESERVED_METRIC_NAMES:
+        raise PluginError(
+            f"Plugin '{plugin}': metric '{name}' has the name of a column every result table"
+            f" holds ({', '.join(sorted(RESERVED_METRIC_NAMES))}); rename it."
+        )
     try:
         params_fields(cls.Params)
     except TypeError as err:

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from harness.components import Curve, Skip, params_fields
+from harness.components import RESULT_COLUMNS, Curve, Skip, params_fields
 from harness.lazy import LazyModule
 from harness.registry import Registry
 
@@ -46,23 +46,7 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
-META = (
-    "cell_hash",
-    "run_id",
-    "experiment_id",
-    "artifact_uri",
-    "status",
-    "reason",
-    "plugin",
-    "plugin_version",
-    "dataset_plugin",
-    "git_commit",
-    "start_time",
-    "task",
-    "dataset",
-    "method",
-    "seed",
-)
+META = RESULT_COLUMNS
 PARAM_PREFIXES = ("dataset.", "method.", "metric.")
 SKIPPED_PREFIX = "skipped."  # why a metric was left out of a cell (Tracker.results)
 

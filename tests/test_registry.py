@@ -50,6 +50,25 @@ def test_a_clashing_plugin_is_left_out_and_a_suite_naming_its_component_is_told_
         registry.get("method", "toy", "median")
 
 
+@pytest.mark.parametrize("name", ["status", "seed", "seeds", "time", "run-id", "reason"])
+def test_a_metric_named_like_a_result_column_is_refused(name):
+    class Named(toy_plugin.AbsError):
+        pass
+
+    Named.name = name
+    reserved = name in {"status", "seed", "seeds", "time", "reason"}
+
+    class Plugin:
+        @harness.hookimpl
+        def harness_metrics(self):
+            return [Named]
+
+    registry = build_registry({"named": Plugin()}, entry_points=False)
+    assert ("named" in registry.broken) == reserved
+    if reserved:
+        assert f"metric '{name}' has the name of a column" in registry.broken["named"]
+
+
 def test_misspelled_hook_names_the_plugin():
     class Misspelled:
         @harness.hookimpl
