@@ -99,7 +99,8 @@ class Curve:
     Raises
     ------
     ValueError
-        If ``values`` is not one-dimensional and non-empty, or ``steps`` does not match it.
+        If ``values`` is not one-dimensional and non-empty, or ``steps`` does not match it
+        or is not strictly increasing.
 
     Examples
     --------
@@ -117,6 +118,12 @@ class Curve:
         steps = np.arange(1, values.size + 1) if self.steps is None else np.asarray(self.steps)
         if steps.shape != values.shape:
             raise ValueError(f"Curve steps shape {steps.shape} != values shape {values.shape}")
+        if steps.size > 1 and not np.all(np.diff(steps) > 0):
+            at = int(np.argmax(np.diff(steps) <= 0))
+            raise ValueError(
+                f"Curve steps must be strictly increasing (its last value is the final one),"
+                f" got {steps[at]} then {steps[at + 1]} at positions {at} and {at + 1}"
+            )
         object.__setattr__(self, "values", values)
         object.__setattr__(self, "steps", steps.astype(np.int64))
 

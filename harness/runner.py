@@ -172,6 +172,10 @@ class NonFiniteMetricError(ValueError):
 
 
 def _finite(name: str, value: Any) -> float:
+    if isinstance(value, (str, bytes)):  # float("2.0") would take a string as a number
+        raise NonFiniteMetricError(
+            f"metric '{name}' returned {value!r} ({type(value).__name__}), not a real number"
+        )
     number = float(value)
     if not np.isfinite(number):
         raise NonFiniteMetricError(f"metric '{name}' returned {number}")
@@ -190,6 +194,8 @@ def _store(result: CellResult, name: str, value: Any) -> None:
         result.curves[name] = value
         result.metrics[name] = value.final
     elif isinstance(value, dict):
+        if not value:
+            raise NonFiniteMetricError(f"metric '{name}' returned an empty dict: no value")
         result.metrics |= {f"{name}.{k}": _finite(f"{name}.{k}", v) for k, v in value.items()}
     else:
         result.metrics[name] = _finite(name, value)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -17,6 +18,7 @@ from pathlib import Path
 import pytest
 from fake_plugins import install_fake_plugin
 
+from harness.components import Curve
 from harness.errors import StoreError
 from harness.report import summary_table
 from harness.runner import LocalExecutor, execute_cell, planned_states, run_suite
@@ -219,6 +221,29 @@ def test_a_non_finite_metric_fails_the_cell(registry, write_suite, value, shape,
     assert result.status == "failed"  # before the fix: "ok", and inf stored as 1.797e308
     assert result.reason == reason
     assert all(math.isfinite(v) for v in result.metrics.values())
+
+
+@pytest.mark.parametrize(
+    ("value", "reason"),
+    [
+        ("2.0", "metric 'm' returned '2.0' (str), not a real number"),
+        ({}, "metric 'm' returned an empty dict: no value"),
+        ({"a": "1"}, "metric 'm.a' returned '1' (str), not a real number"),
+    ],
+)
+def test_a_metric_value_that_is_no_number_fails(value, reason):
+    """A string (which float() would take) or an empty dict is no metric value."""
+    from harness.runner import CellResult, NonFiniteMetricError, _store
+
+    with pytest.raises(NonFiniteMetricError, match=re.escape(reason)):
+        _store(CellResult(cell_hash="h", status="ok"), "m", value)
+
+
+def test_a_curve_whose_steps_do_not_increase_is_refused():
+    """Its last value would not be its final one (the table shows ``Curve.final``)."""
+    with pytest.raises(ValueError, match=r"strictly increasing.*got 3 then 2"):
+        Curve([0.1, 0.2, 0.3], steps=[1, 3, 2])
+    assert Curve([0.1, 0.2], steps=[5, 9]).final == 0.2
 
 
 # -- 4. run states after kill -9 and SIGTERM ----------------------------------------------------
