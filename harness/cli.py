@@ -184,6 +184,17 @@ def _plain(*values: Any) -> list[str]:
     return [escape(str(v)) for v in values]
 
 
+def _existing_store(tracking_uri: str | None) -> Any:
+    """The store at ``tracking_uri``, which must exist already: reading results never
+    creates one (a mistyped path would answer 'no runs' from a new, empty store)."""
+    from harness.tracking import Tracker, resolve_uri, sqlite_store_missing
+
+    uri = resolve_uri(tracking_uri)
+    if sqlite_store_missing(uri):
+        raise StoreError(f"No store at {uri}: check --tracking-uri, or run 'harness run' first.")
+    return Tracker(uri)
+
+
 def _dry_run(spec: Any, tracking_uri: str | None, force: bool) -> None:
     """``harness run --dry-run``: every cell with what a run would do with it (resume it
     from the store, or run it and why), read without writing to the store; a store that
@@ -537,10 +548,9 @@ def results(suite: str, fmt: str, out: str | None, tracking_uri: str | None, **s
     import json
 
     from harness.report import tidy_results
-    from harness.tracking import Tracker
 
     _, spec = _suite(suite, _overrides(shape))
-    tracker = Tracker(tracking_uri)
+    tracker = _existing_store(tracking_uri)
     table = tidy_results(tracker.suite_results(spec))
     if table.empty:
         raise SuiteError(f"Suite '{spec.name}' has no runs in {tracker.uri}; run it first.")
@@ -707,7 +717,7 @@ def report(suite: str | None, tracking_uri: str | None, out: str, **shape: Any) 
     shaped the run (--seeds, --add-method, ...) select the same cells of SUITE."""
     from harness.report import write_report
     from harness.suite import safe_name
-    from harness.tracking import Tracker, ui_link
+    from harness.tracking import ui_link
 
     if not suite and any(shape.values()):
         flag = {
@@ -719,7 +729,7 @@ def report(suite: str | None, tracking_uri: str | None, out: str, **shape: Any) 
         given = ", ".join(f"--{flag.get(k, k.replace('_', '-'))}" for k, v in shape.items() if v)
         raise SuiteError(f"{given} shape a suite: name it (harness report SUITE {given} ...).")
     registry = _registry() if not suite else None
-    tracker = Tracker(tracking_uri)
+    tracker = _existing_store(tracking_uri)
     if suite:
         registry, spec = _suite(suite, _overrides(shape))
         results = tracker.suite_results(spec)

@@ -79,7 +79,8 @@ def check_store(uri: str, timeout_s: float = CHECK_TIMEOUT_S) -> None:
     its driver is installed and the database answers ``SELECT 1``. ``http(s)://``: the
     server answers ``/health`` and accepts the credentials (``MLFLOW_TRACKING_USERNAME`` /
     ``MLFLOW_TRACKING_PASSWORD`` or ``MLFLOW_TRACKING_TOKEN``) on one API call. Other
-    schemes (``file:``, ``databricks``) are left to MLflow.
+    ``databricks`` is left to MLflow; any other scheme (``file:``, a folder, ``sqlite://`` in
+    memory, a typo) is refused.
 
     :raises StoreError: what is wrong and what to do, with any password masked.
     """
@@ -104,8 +105,17 @@ def check_store(uri: str, timeout_s: float = CHECK_TIMEOUT_S) -> None:
         if problem:
             raise StoreError(problem)
         probe = _check_database
+    elif scheme == "databricks":
+        return  # left to MLflow
     else:
-        return
+        what = {"sqlite": "an in-memory SQLite database (gone when the process ends)"}.get(
+            scheme, f"scheme '{scheme}'" if scheme else "no scheme (a file-store folder)"
+        )
+        raise StoreError(
+            f"Tracking URI {mask(uri)} has {what}; harness keeps results in a database:"
+            " use sqlite:///PATH/mlflow.db (a file), http(s)://HOST:PORT (a tracking server)"
+            " or postgresql://USER@HOST/DB."
+        )
     outcome: list[BaseException | None] = []
 
     deadline = time.monotonic() + timeout_s

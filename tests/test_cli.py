@@ -288,3 +288,27 @@ Notes
         " attribute is not a column."
     )
     assert fields["y"] == "numpy.ndarray"
+
+
+@pytest.mark.parametrize(
+    ("uri", "said"),
+    [
+        ("foo://x", "scheme 'foo'"),
+        ("sqlite://", "in-memory SQLite database"),
+        ("file:///tmp/harness-file-store", "scheme 'file'"),
+        ("mlruns", "no scheme"),
+    ],
+)
+def test_a_tracking_uri_harness_cannot_keep_results_in_exits_2(toy_env, suite, tmp_path, uri, said):
+    result = harness(toy_env, "run", suite(), "--tracking-uri", uri, cwd=tmp_path)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert said in result.stderr and "sqlite:///PATH" in result.stderr
+    assert "Traceback" not in result.stderr + result.stdout
+
+
+def test_reading_results_never_creates_a_store(toy_env, suite, tmp_path):
+    missing = tmp_path / "typo" / "mlflow.db"
+    for command in (["results", suite()], ["report", suite()], ["report"]):
+        result = harness(toy_env, *command, "--tracking-uri", f"sqlite:///{missing}", cwd=tmp_path)
+        assert result.returncode == 2 and "No store at" in result.stderr, result.stderr
+    assert not missing.parent.exists()
