@@ -184,6 +184,18 @@ def _plain(*values: Any) -> list[str]:
     return [escape(str(v)) for v in values]
 
 
+def _check_writable_folder(folder: Path, option: str) -> None:
+    """``folder`` is, or can be created as, a folder this process can write (checked, not
+    created). Raises :class:`SuiteError` (exit 2) naming ``option``."""
+    if folder.exists() and not folder.is_dir():
+        raise SuiteError(f"{option} {folder}: is a file, not a folder; pass a folder.")
+    existing = folder
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
+        raise SuiteError(f"{option} {folder}: cannot write in {existing}; pass another folder.")
+
+
 def _existing_store(tracking_uri: str | None) -> Any:
     """The store at ``tracking_uri``, which must exist already: reading results never
     creates one (a mistyped path would answer 'no runs' from a new, empty store)."""
@@ -320,6 +332,7 @@ def run(
     if scheduler:
         executor = "dask"
     tracker = Tracker(tracking_uri).open()  # an unusable store exits 2 before anything starts
+    _check_writable_folder(Path(report_dir), "--report-dir")  # not after hours of cells
     runner = _executor(executor, registry, jobs, scheduler, pdb)
     columns = (
         TextColumn("{task.description}"),

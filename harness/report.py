@@ -500,11 +500,17 @@ class _LazyCurves(Mapping):
 def _markdown(table: pd.DataFrame) -> str:
     frame = table.reset_index() if table.index.name or table.index.names[0] else table
     frame = _formatted(frame)
-    cols = [str(c) for c in frame.columns]
+    cols = [_cell_text(c) for c in frame.columns]
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for row in frame.itertuples(index=False):
-        lines.append("| " + " | ".join(str(v) for v in row) + " |")
+        lines.append("| " + " | ".join(_cell_text(v) for v in row) + " |")
     return "\n".join(lines)
+
+
+def _cell_text(value: Any) -> str:
+    """A Markdown table cell: ``|`` escaped and line breaks as spaces, so that a label such
+    as ``mode=a|b`` stays in its column."""
+    return " ".join(str(value).splitlines()).replace("|", "\\|")
 
 
 def _formatted(frame: pd.DataFrame) -> pd.DataFrame:

@@ -312,3 +312,18 @@ def test_reading_results_never_creates_a_store(toy_env, suite, tmp_path):
         result = harness(toy_env, *command, "--tracking-uri", f"sqlite:///{missing}", cwd=tmp_path)
         assert result.returncode == 2 and "No store at" in result.stderr, result.stderr
     assert not missing.parent.exists()
+
+
+def test_a_report_dir_that_cannot_be_written_exits_2_before_any_cell(
+    toy_env, suite, store, tmp_path
+):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    for folder in (blocker, blocker / "reports"):
+        result = harness(
+            toy_env, "run", suite(), "--tracking-uri", store, "--report-dir", str(folder),
+            cwd=tmp_path,
+        )  # fmt: skip
+        assert result.returncode == 2, result.stdout + result.stderr
+        assert "--report-dir" in result.stderr and "Traceback" not in result.stderr
+    assert mlflow.MlflowClient(store).get_experiment_by_name("cli-toy") is None

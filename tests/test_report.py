@@ -112,3 +112,11 @@ def test_a_configuration_in_two_runs_counts_each_seed_once(registry):
     assert list(summary_table(twice, registry)["seeds"]) == ["2", "2"]
     failed_again = twice.assign(status=["ok"] * 4 + ["failed"] * 4)
     assert list(summary_table(failed_again, registry)["seeds"]) == ["2", "2"]
+
+
+def test_markdown_cells_keep_pipes_and_line_breaks_in_their_column():
+    from harness.report import _markdown
+
+    table = pd.DataFrame({"method": ["m(mode=a|b)", "two\nlines"], "score": [1.0, 2.0]})
+    lines = _markdown(table.set_index("method")).splitlines()
+    assert lines[2] == r"| m(mode=a\|b) | 1 |" and lines[3] == "| two lines | 2 |"
