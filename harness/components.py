@@ -286,6 +286,11 @@ def validate_params(
             problems.append((path, f"unknown param '{key}' of '{component.name}'. Known: {known}."))
             continue
         annotation = fields[key][0]
+        if isinstance(value, bool) and annotation in (int, float):
+            # pydantic takes True as 1; YAML 1.1 reads yes, no, on, off as booleans
+            problem = f"expected {annotation.__name__}, got {value!r} (YAML reads yes, no,"
+            problems.append((path, problem + " on, off, true, false as booleans)."))
+            continue
         try:
             coerced[key] = _adapter(annotation).validate_python(value)
         except pydantic.ValidationError:

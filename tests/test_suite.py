@@ -92,6 +92,11 @@ def test_include_cycle_is_an_error(registry, write_suite):
             r"grid.n\[1\]: expected int, got '1e3'. YAML reads 1e3 as a string: write 1000.0 or"
             r" 1000.",
         ),
+        (
+            "grid: {n: [3, 4, 5]}",
+            "grid: {n: [3, yes]}",
+            r"grid.n\[1\]: expected int, got True \(YAML reads yes, no, on, off",
+        ),
         ("timeout: 2m", "timeout: soon", r"timeout: expected a duration"),
         ("seeds: [0, 1]", "seeds: [0, 1]\ncolour: red", r"suite.yaml: colour: unknown key"),
         (
