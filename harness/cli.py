@@ -498,7 +498,9 @@ def _summarise(
         console.print(f"Open the UI with: harness ui --tracking-uri '{tracker.uri}', then")
     for name, (experiment_id, _) in outcome.experiments.items():
         console.print(f"  {escape(name)}: {ui_link(tracker.uri, experiment_id)}")
-    console.print(f"[bold]{tally(results)} in {_duration(elapsed)}[/]")
+    not_run = len(spec.cells) - len(results)  # --fail-fast stopped before them
+    also = f", {not_run:,} not run" if not_run > 0 else ""
+    console.print(f"[bold]{tally(results)}{also} in {_duration(elapsed)}[/]")
 
 
 def _duration(seconds: float) -> str:

@@ -327,3 +327,16 @@ def test_a_report_dir_that_cannot_be_written_exits_2_before_any_cell(
         assert result.returncode == 2, result.stdout + result.stderr
         assert "--report-dir" in result.stderr and "Traceback" not in result.stderr
     assert mlflow.MlflowClient(store).get_experiment_by_name("cli-toy") is None
+
+
+def test_fail_fast_tally_counts_the_cells_it_did_not_run(toy_env, write_suite, store, tmp_path):
+    path = write_suite(
+        "name: fast\nseeds: [0, 1, 2]\nruns:\n  - task: toy\n    datasets: [noise]\n"
+        "    methods: [boom, mean]\n    metrics: [abs-error]\n"
+    )
+    result = harness(
+        toy_env, "run", str(path), "--tracking-uri", store, "-j", "0", "--fail-fast", cwd=tmp_path
+    )
+    assert result.returncode == 1, result.stdout + result.stderr
+    last = result.stdout.strip().splitlines()[-1]
+    assert last.startswith("0 ok, 0 skipped, 1 failed, 0 timed out, 5 not run in "), last
