@@ -61,6 +61,15 @@ def main() -> None:
     except HarnessError as err:
         err_console.print(f"[bold red]error:[/] {escape(str(err))}", soft_wrap=True)
         sys.exit(EXIT_CELLS_FAILED)
+    except PermissionError as err:  # the driver's own files (a cell's errors stay in the cell)
+        where = err.filename or "a file"
+        err_console.print(
+            f"[bold red]error:[/] cannot write {escape(str(where))}: {escape(err.strerror or '')}."
+            " Fix its permissions, or pass another --tracking-uri or --report-dir;"
+            " finished cells are kept in the store.",
+            soft_wrap=True,
+        )
+        sys.exit(EXIT_BAD_INPUT)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

@@ -340,3 +340,17 @@ def test_fail_fast_tally_counts_the_cells_it_did_not_run(toy_env, write_suite, s
     assert result.returncode == 1, result.stdout + result.stderr
     last = result.stdout.strip().splitlines()[-1]
     assert last.startswith("0 ok, 0 skipped, 1 failed, 0 timed out, 5 not run in "), last
+
+
+def test_a_file_the_driver_cannot_write_exits_2_naming_it(monkeypatch, capsys):
+    from harness import cli
+
+    def denied(**kwargs):
+        raise PermissionError(13, "Permission denied", "/store/artifacts/1/abc")
+
+    monkeypatch.setattr(cli, "cli", denied)
+    with pytest.raises(SystemExit) as exit_:
+        cli.main()
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert "cannot write /store/artifacts/1/abc: Permission denied" in " ".join(err.split())
