@@ -502,11 +502,11 @@ def _summarise(
             console.print(f"[red]{escape(problem)}[/]")
         for _, parent in outcome.experiments.values():
             tracker.log_folder(parent, out, "report")
-        console.print(f"Report: {out}/report.html")
+        console.print(f"Report: {escape(str(out))}/report.html")
     if not tracker.uri.startswith(("http://", "https://")):
-        console.print(f"Open the UI with: harness ui --tracking-uri '{tracker.uri}', then")
+        console.print(f"Open the UI with: harness ui --tracking-uri '{escape(tracker.uri)}', then")
     for name, (experiment_id, _) in outcome.experiments.items():
-        console.print(f"  {escape(name)}: {ui_link(tracker.uri, experiment_id)}")
+        console.print(f"  {escape(name)}: {escape(ui_link(tracker.uri, experiment_id))}")
     not_run = len(spec.cells) - len(results)  # --fail-fast stopped before them
     also = f", {not_run:,} not run" if not_run > 0 else ""
     console.print(f"[bold]{tally(results)}{also} in {_duration(elapsed)}[/]")
@@ -606,7 +606,7 @@ def validate(suite: str, **shape: Any) -> None:
     """Check SUITE (names, params, types, includes, overrides) without running it."""
     _, spec = _suite(suite, _overrides(shape))
     tasks = ", ".join(spec.tasks())
-    console.print(f"[green]OK[/] {suite}: {len(spec.cells)} cells ({tasks}).")
+    console.print(f"[green]OK[/] {escape(suite)}: {len(spec.cells)} cells ({escape(tasks)}).")
 
 
 @cli.command("list")
@@ -796,7 +796,9 @@ def report(suite: str | None, tracking_uri: str | None, out: str, **shape: Any) 
             err_console.print(f"[red]{escape(problem)}[/]")
         for experiment in dict.fromkeys(results["experiment_id"]):
             tracker.log_folder(tracker.latest_suite_run(experiment), folder, "report")
-        console.print(f"{name}: {len(results)} cells -> {folder}/report.md, report.html")
+        console.print(
+            f"{escape(name)}: {len(results)} cells -> {escape(str(folder))}/report.md, report.html"
+        )
 
 
 def _current_results(tracker: Any, registry: Any, experiment_id: str, name: str) -> tuple[Any, str]:
@@ -874,7 +876,7 @@ def ui(tracking_uri: str | None, port: int, host: str, workers: int) -> None:
     if uri.startswith(("http://", "https://")):
         check_store(uri)  # exit 2 within seconds if it does not answer
         shown = secrets.mask(uri.rstrip("/"))
-        console.print(f"MLflow UI of the tracking server: {shown}{runs_page}")
+        console.print(escape(f"MLflow UI of the tracking server: {shown}{runs_page}"))
         return
     if sqlite_store_missing(uri):
         raise StoreError(f"No store at {uri} yet: run 'harness run SUITE' first.")
@@ -885,7 +887,7 @@ def ui(tracking_uri: str | None, port: int, host: str, workers: int) -> None:
     argv = [mlflow_executable(), "ui", "--backend-store-uri", uri, "--host", host]
     argv += ["--port", str(port), "--workers", str(workers)]
     err_console.print(
-        f"Starting the MLflow UI on {secrets.mask(uri)} (log: {log}) ...", soft_wrap=True
+        escape(f"Starting the MLflow UI on {secrets.mask(uri)} (log: {log}) ..."), soft_wrap=True
     )
     health = f"http://{_local(host)}:{port}/health"
     with log.open("w") as out, MlflowProcess(argv, health, out) as process:
@@ -971,7 +973,8 @@ def server(
     argv += list(mlflow_args)
     shown = secrets.mask(store)
     err_console.print(
-        f"Starting the MLflow tracking server on {shown} (artifacts: {folder}) ...", soft_wrap=True
+        escape(f"Starting the MLflow tracking server on {shown} (artifacts: {folder}) ..."),
+        soft_wrap=True,
     )
     health = f"http://{_local(host)}:{port}/health"
     store_env = {"MLFLOW_BACKEND_STORE_URI": store}
@@ -979,8 +982,10 @@ def server(
         if not process.wait_ready():
             return
         console.print(
-            f"Tracking server on http://{host}:{port} (store {shown}, artifacts {folder})."
-            f" Clients: harness run SUITE --tracking-uri http://{host}:{port}"
+            escape(
+                f"Tracking server on http://{host}:{port} (store {shown}, artifacts {folder})."
+                f" Clients: harness run SUITE --tracking-uri http://{host}:{port}"
+            )
         )
         code = process.serve_until_stopped()
     err_console.print("Tracking server stopped." if code == 0 else f"mlflow exited with {code}.")
@@ -1021,8 +1026,10 @@ def new_plugin(name: str, task: str | None, parent: str) -> None:
         folder = write_skeleton(name, Path(parent))
     shown = _shown(folder)
     console.print(
-        f"Created {shown}. Next: pip install -e {shown} && harness check-plugin {name}"
-        f" && harness run {shown}/suites/{name}.yaml"
+        escape(
+            f"Created {shown}. Next: pip install -e {shown} && harness check-plugin {name}"
+            f" && harness run {shown}/suites/{name}.yaml"
+        )
     )
 
 

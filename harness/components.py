@@ -49,7 +49,8 @@ __all__ = [
 ]
 
 # Columns every results table holds besides the metrics (``Tracker.results``): a metric may
-# not be named one of them, nor "seeds" (the summary's count) or "time" (``time.<phase>``)
+# not be named one of them, nor "seeds" (the summary's count), or a prefix of other columns:
+# "time" (``time.<phase>``), "metric" (metric params), "skipped" (skipped metrics)
 RESULT_COLUMNS = (
     "cell_hash",
     "run_id",
@@ -67,7 +68,7 @@ RESULT_COLUMNS = (
     "method",
     "seed",
 )
-RESERVED_METRIC_NAMES = frozenset({*RESULT_COLUMNS, "seeds", "time"})
+RESERVED_METRIC_NAMES = frozenset({*RESULT_COLUMNS, "seeds", "time", "metric", "skipped"})
 
 
 class Skip(Exception):  # noqa: N818 - the name is the contract (benchopt's skip())
@@ -112,12 +113,19 @@ class Curve:
     steps: np.ndarray = None  # type: ignore[assignment]  # filled in __post_init__
 
     def __post_init__(self) -> None:
-        values = np.asarray(self.values, dtype=float)
+        given = np.asarray(self.values)
+        if given.dtype.kind not in "biuf":
+            raise ValueError(f"Curve values must be real numbers, got dtype {given.dtype}")
+        values = given.astype(float)
         if values.ndim != 1 or values.size == 0:
             raise ValueError(f"Curve values must be a non-empty 1-D array, got {values.shape}")
         steps = np.arange(1, values.size + 1) if self.steps is None else np.asarray(self.steps)
         if steps.shape != values.shape:
             raise ValueError(f"Curve steps shape {steps.shape} != values shape {values.shape}")
+        if steps.dtype.kind not in "iu" and not (
+            steps.dtype.kind == "f" and np.all(np.isfinite(steps) & (steps == np.round(steps)))
+        ):
+            raise ValueError(f"Curve steps must be whole numbers, got {steps[:5].tolist()}")
         if steps.size > 1 and not np.all(np.diff(steps) > 0):
             at = int(np.argmax(np.diff(steps) <= 0))
             raise ValueError(
@@ -286,9 +294,10 @@ def validate_params(
             problems.append((path, f"unknown param '{key}' of '{component.name}'. Known: {known}."))
             continue
         annotation = fields[key][0]
-        if isinstance(value, bool) and annotation in (int, float):
+        numeric = {int, float} & {annotation, *typing.get_args(annotation)}
+        if isinstance(value, bool) and numeric and bool not in typing.get_args(annotation):
             # pydantic takes True as 1; YAML 1.1 reads yes, no, on, off as booleans
-            problem = f"expected {annotation.__name__}, got {value!r} (YAML reads yes, no,"
+            problem = f"expected {describe_type(annotation)}, got {value!r} (YAML reads yes, no,"
             problems.append((path, problem + " on, off, true, false as booleans)."))
             continue
         try:

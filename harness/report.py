@@ -414,18 +414,28 @@ def best_methods(stats: pd.DataFrame) -> pd.DataFrame:
 
 def shared_settings(results: pd.DataFrame, registry: Registry | None = None) -> str:
     """The declared params that the table's labels leave out because every row of a
-    component shares them: ``"Settings every row shares: method fair-shrink(alpha=0.5);
-    dataset noise(n=3)."``, or ``""`` when the labels name every param. Without it, two
-    reports of one method at different settings would look alike."""
+    component shares one value: ``"Settings the labels leave out (one value in every row
+    of the component): method fair-shrink(alpha=0.5); dataset noise(scale=1.0)."``, or
+    ``""`` when there are none. Without it, two reports of one method at different settings
+    would look alike."""
     if results.empty:
         return ""
     parts = []
     for kind in ("dataset", "method"):
-        short = _labels(results, kind, registry)
-        full = _labels(results, kind, registry, all_params=True)
-        hidden = sorted({f for s, f in zip(short, full, strict=True) if s != f and "(" in f})
-        parts += [f"{kind} {label}" for label in hidden]
-    return f"Settings every row shares: {'; '.join(parts)}." if parts else ""
+        for name, group in results.groupby(kind, sort=False):
+            declared = _declared(registry, kind, str(group["task"].iloc[0]), str(name))
+            shared = [
+                f"{c.split('.', 1)[1]}={group[c].iloc[0]}"
+                for c in group.columns
+                if c.startswith(f"{kind}.")
+                and group[c].notna().all()
+                and group[c].nunique() == 1
+                and (declared is None or c.split(".", 1)[1] in declared)
+            ]
+            if shared:
+                parts.append(f"{kind} {name}({', '.join(shared)})")
+    head = "Settings the labels leave out (one value in every row of the component)"
+    return f"{head}: {'; '.join(parts)}." if parts else ""
 
 
 def problem_lines(

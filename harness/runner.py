@@ -172,7 +172,9 @@ class NonFiniteMetricError(ValueError):
 
 
 def _finite(name: str, value: Any) -> float:
-    if isinstance(value, (str, bytes)):  # float("2.0") would take a string as a number
+    # float() would take "2.0", np.array("2.0") and the real part of a complex number
+    kind = getattr(getattr(value, "dtype", None), "kind", None)  # NumPy; torch has none
+    if isinstance(value, (str, bytes, complex)) or kind in ("U", "S", "O", "c", "V"):
         raise NonFiniteMetricError(
             f"metric '{name}' returned {value!r} ({type(value).__name__}), not a real number"
         )

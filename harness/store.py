@@ -86,7 +86,13 @@ def check_store(uri: str, timeout_s: float = CHECK_TIMEOUT_S) -> None:
     """
     scheme = _scheme(uri)
     if uri.startswith("sqlite:///"):
-        db = Path(uri.removeprefix("sqlite:///"))
+        path = uri.removeprefix("sqlite:///")
+        if path in ("", ":memory:") or path.endswith("/") or Path(path).is_dir():
+            raise StoreError(
+                f"Tracking URI {mask(uri)} names no database file: use sqlite:///PATH/mlflow.db"
+                " (a file, created on first use)."
+            )
+        db = Path(path)
         if db.exists() and not os.access(db, os.R_OK | os.W_OK):
             raise StoreError(
                 f"Cannot read and write the tracking store file {db.absolute()} ({mask(uri)}):"
@@ -105,12 +111,15 @@ def check_store(uri: str, timeout_s: float = CHECK_TIMEOUT_S) -> None:
         if problem:
             raise StoreError(problem)
         probe = _check_database
-    elif scheme == "databricks":
+    elif scheme == "databricks" or uri == "databricks" or uri.startswith("databricks:"):
         return  # left to MLflow
     else:
-        what = {"sqlite": "an in-memory SQLite database (gone when the process ends)"}.get(
-            scheme, f"scheme '{scheme}'" if scheme else "no scheme (a file-store folder)"
-        )
+        if scheme == "sqlite" and uri.startswith("sqlite://") and uri[9:10] != "/":
+            what = "an in-memory SQLite database (gone when the process ends)"
+        elif scheme:
+            what = f"scheme '{scheme}'"
+        else:
+            what = "no database scheme (a file-store folder, or file:)"
         raise StoreError(
             f"Tracking URI {mask(uri)} has {what}; harness keeps results in a database:"
             " use sqlite:///PATH/mlflow.db (a file), http(s)://HOST:PORT (a tracking server)"

@@ -296,7 +296,9 @@ Notes
         ("foo://x", "scheme 'foo'"),
         ("sqlite://", "in-memory SQLite database"),
         ("file:///tmp/harness-file-store", "scheme 'file'"),
-        ("mlruns", "no scheme"),
+        ("mlruns", "no database scheme"),
+        ("sqlite:///", "names no database file"),
+        ("sqlite:///:memory:", "names no database file"),
     ],
 )
 def test_a_tracking_uri_harness_cannot_keep_results_in_exits_2(toy_env, suite, tmp_path, uri, said):
@@ -354,3 +356,17 @@ def test_a_file_the_driver_cannot_write_exits_2_naming_it(monkeypatch, capsys):
     assert exit_.value.code == 2
     err = capsys.readouterr().err
     assert "cannot write /store/artifacts/1/abc: Permission denied" in " ".join(err.split())
+
+
+def test_paths_with_brackets_are_printed_as_they_are(toy_env, write_suite, store, tmp_path):
+    """A suite path or a report folder holding '[/]' or '[red]' is no rich markup."""
+    folder = tmp_path / "d[" / "]x"
+    folder.mkdir(parents=True)
+    path = folder / "s[red].yaml"
+    path.write_text(Path(write_suite(SUITE.replace("{extra}", "skipper"))).read_text())
+    valid = harness(toy_env, "validate", str(path), cwd=tmp_path)
+    assert valid.returncode == 0 and "d[/]x/s[red].yaml" in valid.stdout, valid.stderr
+    reports = str(tmp_path / "rep[/]y")
+    run = harness(toy_env, "run", str(path), "--tracking-uri", store, "--report-dir", reports)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "rep[/]y" in " ".join(run.stdout.split()) and "Traceback" not in run.stderr

@@ -15,6 +15,7 @@ import textwrap
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 from fake_plugins import install_fake_plugin
 
@@ -229,6 +230,8 @@ def test_a_non_finite_metric_fails_the_cell(registry, write_suite, value, shape,
         ("2.0", "metric 'm' returned '2.0' (str), not a real number"),
         ({}, "metric 'm' returned an empty dict: no value"),
         ({"a": "1"}, "metric 'm.a' returned '1' (str), not a real number"),
+        (np.array("0.15"), "metric 'm' returned array('0.15', dtype='<U4') (ndarray)"),
+        (np.complex128(0.15 + 5j), "metric 'm' returned"),
     ],
 )
 def test_a_metric_value_that_is_no_number_fails(value, reason):
@@ -243,6 +246,11 @@ def test_a_curve_whose_steps_do_not_increase_is_refused():
     """Its last value would not be its final one (the table shows ``Curve.final``)."""
     with pytest.raises(ValueError, match=r"strictly increasing.*got 3 then 2"):
         Curve([0.1, 0.2, 0.3], steps=[1, 3, 2])
+    with pytest.raises(ValueError, match="whole numbers"):  # int64 would make them 0, 0, 0
+        Curve([1.0, 2.0, 0.15], steps=[0.2, 0.5, 0.9])
+    with pytest.raises(ValueError, match="real numbers"):
+        Curve(["1.0", "0.15"])
+    assert Curve([1.0, 2.0], steps=[1.0, 2.0]).steps.tolist() == [1, 2]
     assert Curve([0.1, 0.2], steps=[5, 9]).final == 0.2
 
 

@@ -50,13 +50,15 @@ def test_a_clashing_plugin_is_left_out_and_a_suite_naming_its_component_is_told_
         registry.get("method", "toy", "median")
 
 
-@pytest.mark.parametrize("name", ["status", "seed", "seeds", "time", "run-id", "reason"])
+@pytest.mark.parametrize(
+    "name", ["status", "seed", "seeds", "time", "metric", "skipped", "run-id", "reason"]
+)
 def test_a_metric_named_like_a_result_column_is_refused(name):
     class Named(toy_plugin.AbsError):
         pass
 
     Named.name = name
-    reserved = name in {"status", "seed", "seeds", "time", "reason"}
+    reserved = name in {"status", "seed", "seeds", "time", "metric", "skipped", "reason"}
 
     class Plugin:
         @harness.hookimpl

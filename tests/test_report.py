@@ -86,16 +86,19 @@ def test_runs_that_differ_only_in_metric_params_are_not_pooled(registry):
 
 
 def test_settings_the_labels_leave_out_are_stated(registry):
-    """Two runs of ``mean`` at different shifts have alike labels; the line tells them apart."""
+    """Two runs of ``mean`` at different shifts have alike labels; the line tells them apart.
+    A param that varies (n) is in the labels, not in the line."""
     from harness.report import shared_settings
 
-    rows = _rows()
+    head = "Settings the labels leave out (one value in every row of the component): "
+    rows = _rows().assign(**{"dataset.scale": ["1.0"] * 4})
     assert summary_table(rows, registry).index[0][1] == "mean"  # shift=0.0 is in no label
-    assert shared_settings(rows, registry) == "Settings every row shares: method mean(shift=0.0)."
+    said = shared_settings(rows, registry)
+    assert said == head + "dataset noise(scale=1.0); method mean(shift=0.0)."
     other = shared_settings(rows.assign(**{"method.shift": ["2.0"] * 4}), registry)
-    assert other == "Settings every row shares: method mean(shift=2.0)."
-    varied = rows.assign(**{"method.shift": ["0.0", "0.0", "2.0", "2.0"]})
-    assert shared_settings(varied, registry) == ""  # every label names its shift
+    assert other == head + "dataset noise(scale=1.0); method mean(shift=2.0)."
+    varied = _rows().assign(**{"method.shift": ["0.0", "0.0", "2.0", "2.0"]})
+    assert shared_settings(varied, registry) == ""  # every label names what varies
 
 
 def test_a_configuration_in_two_runs_counts_each_seed_once(registry):

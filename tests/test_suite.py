@@ -350,3 +350,22 @@ def test_include_chains_are_bounded(registry, write_suite):
         load_suite(write_suite("name: top\ninclude: [chain-0.yaml]\n", "top.yaml"), registry)
     ok = write_suite("name: top\ninclude: [chain-8.yaml]\n", "ok.yaml")
     assert len(load_suite(ok, registry).cells) == 16
+
+
+def test_a_yaml_boolean_for_an_optional_number_is_refused():
+    from dataclasses import dataclass
+
+    from harness.components import validate_params
+    from harness.errors import ParamsError
+
+    class Component:
+        name = "c"
+
+        @dataclass
+        class Params:
+            cap: int | None = None
+            flag: bool | int = 0
+
+    with pytest.raises(ParamsError, match=r"cap: expected .*got True \(YAML reads yes"):
+        validate_params(Component, {"cap": True})
+    assert validate_params(Component, {"flag": True}).flag is True  # a bool is allowed here
