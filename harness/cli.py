@@ -196,13 +196,13 @@ def _plain(*values: Any) -> list[str]:
 def _check_writable_folder(folder: Path, option: str) -> None:
     """``folder`` is, or can be created as, a folder this process can write (checked, not
     created). Raises :class:`SuiteError` (exit 2) naming ``option``."""
+    from harness.store import unwritable_folder
+
     if folder.exists() and not folder.is_dir():
         raise SuiteError(f"{option} {folder}: is a file, not a folder; pass a folder.")
-    existing = folder
-    while not existing.exists() and existing != existing.parent:
-        existing = existing.parent
-    if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
-        raise SuiteError(f"{option} {folder}: cannot write in {existing}; pass another folder.")
+    blocked = unwritable_folder(folder)
+    if blocked is not None:
+        raise SuiteError(f"{option} {folder}: cannot write in {blocked}; pass another folder.")
 
 
 def _existing_store(tracking_uri: str | None) -> Any:
@@ -744,13 +744,8 @@ def report(suite: str | None, tracking_uri: str | None, out: str, **shape: Any) 
     from harness.tracking import ui_link
 
     if not suite and any(shape.values()):
-        flag = {
-            "set_": "set",
-            "datasets": "dataset",
-            "methods": "method",
-            "add_methods": "add-method",
-        }
-        given = ", ".join(f"--{flag.get(k, k.replace('_', '-'))}" for k, v in shape.items() if v)
+        options = click.get_current_context().command.params
+        given = ", ".join(o.opts[0] for o in options if shape.get(o.name or ""))
         raise SuiteError(f"{given} shape a suite: name it (harness report SUITE {given} ...).")
     registry = _registry() if not suite else None
     tracker = _existing_store(tracking_uri)

@@ -46,7 +46,6 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
-META = RESULT_COLUMNS
 PARAM_PREFIXES = ("dataset.", "method.", "metric.")
 SKIPPED_PREFIX = "skipped."  # why a metric was left out of a cell (Tracker.results)
 
@@ -75,7 +74,7 @@ def metric_columns(results: pd.DataFrame) -> list[str]:
     return [
         c
         for c in results.columns
-        if c not in META and not c.startswith((*PARAM_PREFIXES, SKIPPED_PREFIX, "time."))
+        if c not in RESULT_COLUMNS and not c.startswith((*PARAM_PREFIXES, SKIPPED_PREFIX, "time."))
     ]
 
 
@@ -91,14 +90,10 @@ def _labels(
     """
     labels = results[kind].astype(str).copy()
     for name, group in results.groupby(kind):
-        declared = _declared(registry, kind, str(group["task"].iloc[0]), str(name))
         cols = [
             c
-            for c in group.columns
-            if c.startswith(f"{kind}.")
-            and group[c].notna().any()
-            and (all_params or group[c].nunique() > 1)
-            and (declared is None or c.split(".", 1)[1] in declared)
+            for c in _param_columns(group, kind, str(name), registry)
+            if all_params or group[c].nunique() > 1
         ]
         if cols:
             text = (
@@ -113,6 +108,22 @@ def _labels(
             )
             labels.loc[group.index] = f"{name}(" + text + ")"
     return labels
+
+
+def _param_columns(
+    group: pd.DataFrame, kind: str, name: str, registry: Registry | None
+) -> list[str]:
+    """The ``<kind>.<param>`` columns of the rows ``group`` of component ``name`` that hold
+    a declared param (any ``<kind>.`` column when the registry does not know it; facts from
+    ``Dataset.describe`` are left out) with a value in some row."""
+    declared = _declared(registry, kind, str(group["task"].iloc[0]), name)
+    return [
+        c
+        for c in group.columns
+        if c.startswith(f"{kind}.")
+        and group[c].notna().any()
+        and (declared is None or c.split(".", 1)[1] in declared)
+    ]
 
 
 def _declared(registry: Registry | None, kind: str, task: str, name: str) -> set[str] | None:
@@ -423,14 +434,10 @@ def shared_settings(results: pd.DataFrame, registry: Registry | None = None) -> 
     parts = []
     for kind in ("dataset", "method"):
         for name, group in results.groupby(kind, sort=False):
-            declared = _declared(registry, kind, str(group["task"].iloc[0]), str(name))
             shared = [
                 f"{c.split('.', 1)[1]}={group[c].iloc[0]}"
-                for c in group.columns
-                if c.startswith(f"{kind}.")
-                and group[c].notna().all()
-                and group[c].nunique() == 1
-                and (declared is None or c.split(".", 1)[1] in declared)
+                for c in _param_columns(group, kind, str(name), registry)
+                if group[c].notna().all() and group[c].nunique() == 1
             ]
             if shared:
                 parts.append(f"{kind} {name}({', '.join(shared)})")

@@ -174,7 +174,7 @@ class NonFiniteMetricError(ValueError):
 def _finite(name: str, value: Any) -> float:
     # float() would take "2.0", np.array("2.0") and the real part of a complex number
     kind = getattr(getattr(value, "dtype", None), "kind", None)  # NumPy; torch has none
-    if isinstance(value, (str, bytes, complex)) or kind in ("U", "S", "O", "c", "V"):
+    if isinstance(value, (str, bytes, complex)) or (kind is not None and kind not in "biuf"):
         raise NonFiniteMetricError(
             f"metric '{name}' returned {value!r} ({type(value).__name__}), not a real number"
         )

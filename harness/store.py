@@ -72,13 +72,25 @@ def driver_problem(uri: str) -> str | None:
     )
 
 
+def unwritable_folder(folder: Path) -> Path | None:
+    """``None`` when ``folder`` is, or can be created as, a folder this process can write;
+    else the folder that stops it (``folder`` itself, or its nearest existing ancestor).
+    Nothing is created."""
+    existing = folder
+    while not existing.exists() and existing != existing.parent:  # to be created: its parent
+        existing = existing.parent
+    if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
+        return existing
+    return None
+
+
 def check_store(uri: str, timeout_s: float = CHECK_TIMEOUT_S) -> None:
     """Check that the store at ``uri`` can be used, within about ``timeout_s`` seconds.
 
     SQLite: the folder can be written. A database URI (``postgresql://``, ``mysql://``...):
     its driver is installed and the database answers ``SELECT 1``. ``http(s)://``: the
     server answers ``/health`` and accepts the credentials (``MLFLOW_TRACKING_USERNAME`` /
-    ``MLFLOW_TRACKING_PASSWORD`` or ``MLFLOW_TRACKING_TOKEN``) on one API call. Other
+    ``MLFLOW_TRACKING_PASSWORD`` or ``MLFLOW_TRACKING_TOKEN``) on one API call.
     ``databricks`` is left to MLflow; any other scheme (``file:``, a folder, ``sqlite://`` in
     memory, a typo) is refused.
 
@@ -98,11 +110,9 @@ def check_store(uri: str, timeout_s: float = CHECK_TIMEOUT_S) -> None:
                 f"Cannot read and write the tracking store file {db.absolute()} ({mask(uri)}):"
                 " fix its permissions, or pass another --tracking-uri."
             )
-        folder = db.parent.absolute()
-        while not folder.exists() and folder != folder.parent:  # to be created: its parent
-            folder = folder.parent
-        if not os.access(folder, os.W_OK):
-            raise StoreError(f"Cannot write the tracking store folder {folder} ({mask(uri)}).")
+        blocked = unwritable_folder(db.parent.absolute())
+        if blocked is not None:
+            raise StoreError(f"Cannot write the tracking store folder {blocked} ({mask(uri)}).")
         return
     if scheme in ("http", "https"):
         probe = _check_server
