@@ -347,15 +347,15 @@ def run(
         TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
-        TextColumn("[red]{task.fields[failed]} failed"),
+        TextColumn("[red]{task.fields[problems]}"),
         TimeElapsedColumn(),
         TextColumn("eta"),
         TimeRemainingColumn(),
     )
     tic = time.perf_counter()
     with Progress(*columns, console=console, disable=pdb) as progress:
-        bar = progress.add_task("cells", total=None, failed=0)
-        failed = 0
+        bar = progress.add_task("cells", total=None, problems=_problems(Counter()))
+        ended: Counter = Counter()
 
         def on_start(total: int, todo: int) -> None:
             console.print(
@@ -374,10 +374,9 @@ def run(
         ticker = _ProgressLines(progress, runner, every_s=PROGRESS_EVERY_S)
 
         def on_cell(cell: Any, result: Any) -> None:
-            nonlocal failed
-            failed += result.status in ("failed", "timeout")
-            progress.update(bar, advance=1, failed=failed)
-            ticker.failed = failed
+            ended[result.status] += 1
+            ticker.problems = _problems(ended)
+            progress.update(bar, advance=1, problems=ticker.problems)
 
         if not console.is_terminal and not pdb:  # no live bar in a log file: timed lines
             ticker.start()
@@ -405,6 +404,13 @@ def run(
 PROGRESS_EVERY_S = float(os.environ.get("HARNESS_PROGRESS_EVERY_S", "15"))
 
 
+def _problems(ended: Counter) -> str:
+    """'2 failed' or '2 failed, 1 timed out': the progress line's tally of cells that did
+    not end ok, with timeouts apart as in the closing tally."""
+    text = f"{ended['failed']} failed"
+    return text + (f", {ended['timeout']} timed out" if ended["timeout"] else "")
+
+
 class _ProgressLines:
     """In a log file (no live bar): a line every ``every_s`` seconds with the cells done,
     failed, elapsed time, an ETA and the cells running now (and for how long), whether or
@@ -414,7 +420,7 @@ class _ProgressLines:
         import threading
 
         self.progress, self.runner, self.every_s = progress, runner, every_s
-        self.failed = 0
+        self.problems = _problems(Counter())
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, daemon=True)
 
@@ -442,7 +448,7 @@ class _ProgressLines:
             else ("0 s" if done >= total else "unknown")
         )
         text = (
-            f"cells {done:.0f}/{total:.0f}, {self.failed} failed, {_duration(elapsed)} elapsed,"
+            f"cells {done:.0f}/{total:.0f}, {self.problems}, {_duration(elapsed)} elapsed,"
             f" eta {eta}"
         )
         running = getattr(self.runner, "running", None)
@@ -498,7 +504,8 @@ def _summarise(
             console.print(f"  [{colour}]{escape(line)}[/]", soft_wrap=True)
     if not results.empty:
         out = report_dir / safe_name(spec.name)
-        for problem in write_report(results, registry, tracker, spec.name, out, link):
+        selection = spec.expanded.get("overrides", [])
+        for problem in write_report(results, registry, tracker, spec.name, out, link, selection):
             console.print(f"[red]{escape(problem)}[/]")
         for _, parent in outcome.experiments.values():
             tracker.log_folder(parent, out, "report")
@@ -594,6 +601,19 @@ def results(suite: str, fmt: str, out: str | None, tracking_uri: str | None, **s
             Path(out).write_text(text)
     if out is not None:
         err_console.print(f"{len(table)} cells of {escape(spec.name)} -> {escape(str(out))}")
+    _warn_missing(spec, len(table), suite, "export")
+
+
+def _warn_missing(spec: Any, found: int, suite: str, what: str) -> None:
+    """On stderr: how many of the suite's cells have no result for the current code and
+    suite, which the report or export leaves out."""
+    missing = len(spec.cells) - found
+    if missing:
+        err_console.print(
+            f"[yellow]{missing} of {len(spec.cells)} cells have no result for the current"
+            f" code and suite; the {what} leaves them out (harness run {escape(suite)},"
+            " with the same options, computes them).[/]"
+        )
 
 
 # -- validate, list, report, ui --------------------------------------------------------------
@@ -736,9 +756,10 @@ def _attributes(doc: str) -> dict[str, str]:
 )
 @_suite_options
 def report(suite: str | None, tracking_uri: str | None, out: str, **shape: Any) -> None:
-    """Write result tables (mean and 95% CI over seeds) and plots for SUITE (default: every
-    suite in the store) and log them to the suite's latest parent runs. The options that
-    shaped the run (--seeds, --add-method, ...) select the same cells of SUITE."""
+    """Write result tables (mean and 95% CI over seeds) and plots for SUITE and log them to
+    the suite's latest parent runs. The options that shaped the run (--seeds, --add-method,
+    ...) select the same cells of SUITE. Without SUITE: every suite in the store, each with
+    the cells its latest 'harness run' selected (the report names those options)."""
     from harness.report import write_report
     from harness.suite import safe_name
     from harness.tracking import ui_link
@@ -752,7 +773,6 @@ def report(suite: str | None, tracking_uri: str | None, out: str, **shape: Any) 
     if suite:
         registry, spec = _suite(suite, _overrides(shape))
         results = tracker.suite_results(spec)
-        missing = len(spec.cells) - len(results)
         if results.empty:
             raise SuiteError(
                 f"Suite '{spec.name}' has no result for its {len(spec.cells)} cells as the"
@@ -760,34 +780,29 @@ def report(suite: str | None, tracking_uri: str | None, out: str, **shape: Any) 
                 f" params or metrics are not shown: docs/design.md 'Resume'). Run"
                 f" 'harness run {suite}' first."
             )
-        if missing:
-            err_console.print(
-                f"[yellow]{missing} of {len(spec.cells)} cells have no result for the current"
-                f" code and suite; the report leaves them out (harness run {escape(suite)},"
-                " with the same options, computes them).[/]"
-            )
-        targets = [(spec.name, results)]
+        _warn_missing(spec, len(results), suite, "report")
+        targets = [(spec.name, results, spec.expanded.get("overrides", []))]
     else:
         targets = []
         for experiment in tracker.client.search_experiments():
             if not tracker.latest_suite_run(experiment.experiment_id):
                 continue
-            rows, problem = _current_results(
+            rows, problem, selection = _current_results(
                 tracker, registry, experiment.experiment_id, experiment.name
             )
             if problem:
                 err_console.print(f"[yellow]{escape(experiment.name)}: {escape(problem)}[/]")
             if rows is not None and not rows.empty:
-                targets.append((experiment.name, rows))
+                targets.append((experiment.name, rows, selection))
     if not targets:
         raise SuiteError(f"No suite runs in the store {tracker.uri}; run 'harness run' first.")
 
     def link(experiment_id: str, run_id: str) -> str:
         return ui_link(tracker.uri, experiment_id, run_id)
 
-    for name, results in targets:
+    for name, results, selection in targets:
         folder = Path(out) / safe_name(name)  # a name from the store is not a path
-        for problem in write_report(results, registry, tracker, name, folder, link):
+        for problem in write_report(results, registry, tracker, name, folder, link, selection):
             err_console.print(f"[red]{escape(problem)}[/]")
         for experiment in dict.fromkeys(results["experiment_id"]):
             tracker.log_folder(tracker.latest_suite_run(experiment), folder, "report")
@@ -796,43 +811,64 @@ def report(suite: str | None, tracking_uri: str | None, out: str, **shape: Any) 
         )
 
 
-def _current_results(tracker: Any, registry: Any, experiment_id: str, name: str) -> tuple[Any, str]:
+def _current_results(
+    tracker: Any, registry: Any, experiment_id: str, name: str
+) -> tuple[Any, str, list[str]]:
     """The results of an experiment as its suite is now: the suite its latest ``harness
     run`` logged (``suite.yaml`` of the newest parent run) is loaded with the installed
     plugins, and only its cells' latest runs are kept ("one truth per cell": runs made with
     other code, params or metrics are not pooled in as extra seeds). Returns ``(rows,
-    problem)``; ``rows`` is None when that suite no longer loads, and ``problem`` says what
-    is left out and why."""
+    problem, selection)``; ``rows`` is None when that suite no longer loads, ``problem``
+    says what is left out and why, and ``selection`` lists the options that shaped that
+    run (``--seeds 5,6``, ...)."""
     import tempfile
 
     from harness.suite import load_suite
 
     text = tracker.suite_text(tracker.latest_suite_run(experiment_id))
     if text is None:
-        return None, "its latest run logged no suite.yaml; run 'harness report SUITE'."
+        return None, "its latest run logged no suite.yaml; run 'harness report SUITE'.", []
     import yaml
 
     logged = yaml.safe_load(text)
-    runs = [
-        {
-            "task": run["task"],
-            "seeds": run["seeds"],
-            **{
-                kind: [{"name": name, "params": params} for name, params in run[kind]]
-                for kind in ("datasets", "methods", "metrics")
-            },
-        }
-        for run in logged["runs"]
-    ]
+    top = logged["name"]
+    by_experiment: dict[str, list[dict[str, Any]]] = {}  # included suites' runs, then top's
+    for run in logged["runs"]:
+        by_experiment.setdefault(run.get("experiment") or top, []).append(
+            {
+                "task": run["task"],
+                "seeds": run["seeds"],
+                **{
+                    kind: [{"name": name, "params": params} for name, params in run[kind]]
+                    for kind in ("datasets", "methods", "metrics")
+                },
+            }
+        )
     with tempfile.TemporaryDirectory() as folder:
+        # each included suite as a file of its own, so its cells keep their experiment
+        included = [e for e in by_experiment if e != top]
+        for i, experiment in enumerate(included):
+            runs = by_experiment[experiment]
+            Path(folder, f"{i}.yaml").write_text(
+                yaml.safe_dump({"name": experiment, "runs": runs}, sort_keys=False)
+            )
         path = Path(folder, "suite.yaml")
-        path.write_text(yaml.safe_dump({"name": logged["name"], "runs": runs}, sort_keys=False))
+        body = {"name": top, "include": [f"{i}.yaml" for i in range(len(included))]}
+        path.write_text(yaml.safe_dump(body | {"runs": by_experiment.get(top, [])}))
         try:
             spec = load_suite(path, registry)
         except SuiteError as err:
-            return None, f"left out: its last suite no longer loads ({err})".replace("\n", " ")
-    rows = tracker.results(experiment_id, [c.cell_hash for c in spec.cells])
-    mine = {c.cell_hash for c in spec.cells if (c.experiment or spec.name) == name}
+            problem = f"left out: its last suite no longer loads ({err})".replace("\n", " ")
+            return None, problem, []
+    if not any("experiment" in run for run in logged["runs"]):  # logged before 2 Dec. 2026
+        mine = {c.cell_hash for c in spec.cells}
+        rows = tracker.results(experiment_id, list(mine))
+    elif name in included:  # a suite it includes: that suite's cells
+        mine = {c.cell_hash for c in spec.cells if c.experiment == name}
+        rows = tracker.results(experiment_id, list(mine))
+    else:  # the suite itself (renamed or not): every cell, from each experiment it logs to
+        mine = {c.cell_hash for c in spec.cells}
+        rows = tracker.suite_results(spec, {top: experiment_id})
     missing = len(mine) - len(rows)
     problem = ""
     if missing > 0:
@@ -840,7 +876,7 @@ def _current_results(tracker: Any, registry: Any, experiment_id: str, name: str)
             f"{missing} of {len(mine)} cells have no result for the current code; the report"
             " leaves them out (harness run computes them)."
         )
-    return rows, problem
+    return rows, problem, list(logged.get("overrides") or [])
 
 
 @cli.command()

@@ -249,6 +249,7 @@ def params_fields(params_cls: type) -> dict[str, tuple[Any, Any]]:
         }
     if dataclasses.is_dataclass(params_cls):
         hints = typing.get_type_hints(params_cls)
+        _no_unannotated_attributes(params_cls)
         out = {}
         for f in dataclasses.fields(params_cls):
             default = f.default
@@ -257,6 +258,25 @@ def params_fields(params_cls: type) -> dict[str, tuple[Any, Any]]:
             out[f.name] = (hints.get(f.name, Any), default)
         return out
     raise TypeError(f"Params must be a dataclass or a pydantic model, got {params_cls!r}")
+
+
+def _no_unannotated_attributes(params_cls: type) -> None:
+    """Raise TypeError for a plain value in a dataclass ``Params`` body without a type
+    annotation (``strength = 1.0``): the dataclass takes it as a class constant, not a field,
+    so the param would silently not exist."""
+    fields = {f.name for f in dataclasses.fields(params_cls)}
+    for klass in params_cls.__mro__[:-1]:
+        annotated = vars(klass).get("__annotations__", {})  # getattr would add one
+        for name, value in list(vars(klass).items()):
+            if name.startswith("_") or name in fields or name in annotated:
+                continue
+            if callable(value) or isinstance(value, (property, classmethod, staticmethod)):
+                continue
+            raise TypeError(
+                f"{params_cls.__qualname__}.{name} = {value!r} has no type annotation, so it is"
+                f" not a param: write '{name}: {type(value).__name__} = {value!r}'"
+                " (or annotate it typing.ClassVar for a constant)"
+            )
 
 
 @functools.lru_cache(maxsize=1024)

@@ -286,9 +286,20 @@ class _Child:
         self.exitcode: int | None = None
 
     def kill(self) -> int | None:
-        """SIGKILL the worker, reap it and return its exit code (negative: a signal)."""
+        """SIGKILL the worker and the processes its cell started (a subprocess, a loky or
+        DataLoader pool: left alone they outlive the cell and hold the run's stdout open),
+        reap it and return its exit code (negative: a signal)."""
+        import psutil
+
+        try:
+            descendants = psutil.Process(self.pid).children(recursive=True)
+        except psutil.Error:  # gone already
+            descendants = []
         with contextlib.suppress(ProcessLookupError):
             os.kill(self.pid, signal.SIGKILL)
+        for process in descendants:
+            with contextlib.suppress(psutil.Error):
+                process.kill()
         return self.reap()
 
     def reap(self, timeout: float | None = None) -> int | None:

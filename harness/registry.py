@@ -7,6 +7,7 @@ and indexes the components by ``(kind, task, name)``.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -139,10 +140,22 @@ class Registry:
         except KeyError:
             known = ", ".join(self.names(kind, task)) or "(none)"
             left_out = "".join(f" Left out: {fault}" for _, fault in sorted(self.broken.items()))
+            empty = self.empty_plugins()
+            if empty:
+                left_out += (
+                    f" Installed but contributing nothing: {', '.join(empty)} (are its hook"
+                    " functions decorated with @hookimpl?)"
+                )
             raise SuiteError(
                 f"Unknown {kind} '{name}' for task '{task}'{_at(where)}. Known: {known}."
                 f" See 'harness list'.{left_out}"
             ) from None
+
+    def empty_plugins(self) -> list[str]:
+        """Sorted names of the loaded plugins that contribute no component (a plugin whose
+        hook functions lack ``@hookimpl``, say)."""
+        used = {entry.plugin for by_key in self.entries.values() for entry in by_key.values()}
+        return sorted(set(self.plugins) - used)
 
 
 def _hint(cls: type, method: str, name: str) -> type | None:
@@ -179,13 +192,61 @@ def _fingerprint(source: Path | None) -> str:
     if source is None or not source.exists():
         return "unknown"
     digest = hashlib.sha256()
-    files = [source] if source.is_file() else sorted(source.rglob("*"))
-    for path in files:
-        if not path.is_file() or "__pycache__" in path.parts or path.suffix in (".pyc", ".pyo"):
-            continue
-        digest.update(str(path.relative_to(source.parent)).encode() + b"\0")
-        digest.update(path.read_bytes() + b"\0")
+    for root in _code_roots(source):
+        files = [root] if root.is_file() else sorted(root.rglob("*"))
+        for path in files:
+            if not path.is_file() or not _is_code_file(path.relative_to(root.parent)):
+                continue
+            digest.update(str(path.relative_to(root.parent)).encode() + b"\0")
+            digest.update(path.read_bytes() + b"\0")
     return digest.hexdigest()[:16]
+
+
+def _is_code_file(relative: Path) -> bool:
+    """False for what an editor, a notebook or Python leaves beside the code: bytecode,
+    hidden files and folders (``.x.py.swp``, ``.DS_Store``, ``.ipynb_checkpoints``) and
+    backups ending in ``~``; these change no result and would rerun cells for nothing."""
+    parts = relative.parts
+    return not (
+        "__pycache__" in parts
+        or relative.suffix in (".pyc", ".pyo")
+        or any(part.startswith(".") for part in parts)
+        or relative.name.endswith("~")
+    )
+
+
+@functools.cache
+def _distribution_packages() -> Mapping[str, list[str]]:
+    """``{top-level import name: its distributions}`` (importlib.metadata)."""
+    from importlib.metadata import packages_distributions
+
+    return packages_distributions()
+
+
+def _code_roots(source: Path) -> list[Path]:
+    """The plugin's package (or module) and every other top-level package or module its
+    distribution installs beside it (``src/harness_x`` and ``src/x_core``, say), so that an
+    edit to any of them changes the fingerprint. Only ``source`` when it belongs to no
+    installed distribution (a test's plugin module)."""
+    from importlib.util import find_spec
+
+    top = source.stem if source.is_file() else source.name
+    mine = set(_distribution_packages().get(top, []))
+    roots = {source}
+    for name, dists in _distribution_packages().items():
+        if name == top or not mine & set(dists):
+            continue
+        try:
+            spec = find_spec(name)
+        except (ImportError, ValueError):
+            continue
+        locations = (spec.submodule_search_locations or [spec.origin]) if spec else []
+        for location in locations:
+            if location and location not in ("built-in", "frozen"):
+                path = Path(location).resolve()
+                if path.parent == source.parent:  # installed beside it, not found elsewhere
+                    roots.add(path)
+    return sorted(roots, key=lambda root: (root.name, str(root)))
 
 
 def _at(where: str) -> str:
@@ -225,7 +286,7 @@ def build_registry(
     broken: dict[str, str] = {}
 
     def fault(name: str, message: str) -> None:
-        text = f"{message} Fix or reinstall it, or leave it out with {DISABLE_ENV}={name}."
+        text = f"{message} Fix the plugin, or leave it out with {DISABLE_ENV}={name}."
         if strict:
             raise PluginError(text)
         broken.setdefault(name, text)
@@ -271,16 +332,27 @@ def build_registry(
     for kind, hook_name in _HOOK_OF_KIND.items():
         for impl in getattr(pm.hook, hook_name).get_hookimpls():
             try:
-                classes = list(impl.function() or ())
+                returned_value = impl.function()
             except (KeyboardInterrupt, SystemExit):
                 raise
-            except BaseException as err:  # a raising hook or a non-iterable result
+            except BaseException as err:  # a raising hook
                 fault(
                     impl.plugin_name,
                     f"Plugin '{impl.plugin_name}': its hook {hook_name}() failed:"
                     f" {type(err).__name__}: {err}.",
                 )
                 continue
+            if isinstance(returned_value, (type, str)) or not hasattr(
+                returned_value or (), "__iter__"
+            ):
+                fault(
+                    impl.plugin_name,
+                    f"Plugin '{impl.plugin_name}': its hook {hook_name}() returned"
+                    f" {returned_value!r}; it must return a list of classes, e.g."
+                    f" [{getattr(returned_value, '__name__', 'MyComponent')}].",
+                )
+                continue
+            classes = list(returned_value or ())
             returned[impl.plugin_name] += [(kind, cls) for cls in classes]
     for name, components in returned.items():
         if name in broken:
@@ -343,13 +415,14 @@ def _add(registry: Registry, kind: str, cls: object, plugin: str, version: str) 
     try:
         params_fields(cls.Params)
     except TypeError as err:
-        raise PluginError(f"Plugin '{plugin}': {kind} '{name}': {err}") from err
+        raise PluginError(f"Plugin '{plugin}': {kind} '{name}': {err}.") from err
     for task in cls.tasks():
         key = (task, name)
         other = registry.entries[kind].get(key)
         if other is not None and (other.plugin != plugin or other.cls is not cls):
             raise PluginError(
                 f"{kind.capitalize()} '{name}' (task '{task}') comes from both '{other.plugin}'"
-                f" and '{plugin}'. Uninstall one or set {DISABLE_ENV}={plugin}."
+                f" and '{plugin}': rename one of them. Uninstall one or set"
+                f" {DISABLE_ENV}={plugin}."
             )
         registry.entries[kind][key] = Entry(cls, plugin, version)

@@ -14,7 +14,7 @@ import logging
 import math
 import os
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -330,7 +330,8 @@ def summary_table(results: pd.DataFrame, registry: Registry | None = None) -> pd
             rows[key] = {"seeds": seeds}
         noise = floors[record.metric]
         if record.n == 0:
-            text = "failed" if record.n_ok == 0 else ""
+            # no ok cell: what the cells ended as ("timed out" when none failed otherwise)
+            text = "" if record.n_ok else ("failed" if record.n_failed else "timed out")
         elif record.n < 2:
             text = format_number(record.mean, noise=noise)
         else:
@@ -578,6 +579,7 @@ def write_report(
     title: str,
     out: Path,
     link: Callable[[str, str], str] | None = None,
+    selection: Sequence[str] = (),
 ) -> list[str]:
     """Write the report folder of one suite and return the problems met (report errors).
 
@@ -591,6 +593,8 @@ def write_report(
     :param results: every cell of the suite (:meth:`Tracker.results`), in suite order.
     :param out: the folder; created, files in it overwritten.
     :param link: ``(experiment_id, run_id) -> URL`` for failed cells' run pages.
+    :param selection: the command-line options that selected the cells (``--seeds 5,6``,
+        ``--dataset x``, ...), stated under the title so a report of part of a suite says so.
     """
     if "matplotlib" in sys.modules:  # figures are drawn off-screen
         sys.modules["matplotlib"].use("Agg")
@@ -605,6 +609,13 @@ def write_report(
     before = set(out.iterdir())
     md = [f"# {title}", "", tally(results), ""]
     head = [f"<h1>{html.escape(title)}</h1>", f"<p>{html.escape(_provenance(results))}</p>"]
+    if selection:
+        chosen = (
+            f"Cells selected by {' '.join(selection)}: the suite file's other cells are not"
+            " in this report."
+        )
+        md += [chosen, ""]
+        head.append(f"<p><b>{html.escape(chosen)}</b></p>")
     summaries: list[str] = ["<h2>Summary per task</h2>"]
     toc: list[str] = []
     body: list[str] = []

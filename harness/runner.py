@@ -10,6 +10,9 @@ in the driver process, which is the only MLflow writer.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import hashlib
+import numbers
 import os
 import random
 import signal
@@ -34,9 +37,11 @@ __all__ = [
     "NonFiniteMetricError",
     "SuiteOutcome",
     "Terminated",
+    "data_digest",
     "execute_cell",
     "planned_states",
     "raise_on_sigterm",
+    "read_only",
     "rerun_reason",
     "rerun_reasons",
     "run_suite",
@@ -99,6 +104,7 @@ class _DataCache:
 
     key: str | None = None
     data: Any = None
+    digest: str = ""  # data_digest(data) when loaded
     described: dict[str, str] = {}  # noqa: RUF012 - replaced, never mutated
 
 
@@ -111,6 +117,8 @@ def execute_cell(cell: Cell, registry: Registry) -> CellResult:
     result = CellResult(cell.cell_hash, "ok", start_ms=int(time.time() * 1000))
     with warnings.catch_warnings(record=True) as caught:  # kept with the cell, not printed
         warnings.simplefilter("always")
+        # torch.as_tensor on the read-only arrays (see read_only) warns once per process
+        warnings.filterwarnings("ignore", message="The given NumPy array is not writable")
         _execute(cell, registry, result)
     counts = Counter(
         f"{w.category.__name__}: {w.message} ({w.filename}:{w.lineno})" for w in caught
@@ -121,6 +129,7 @@ def execute_cell(cell: Cell, registry: Registry) -> CellResult:
 
 
 def _execute(cell: Cell, registry: Registry, result: CellResult) -> None:
+    stage = ""  # the metric computing, named in a failure's reason
     try:
         data = _load(cell, registry, result)
         method = registry.get("method", cell.task, cell.method).cls
@@ -129,8 +138,11 @@ def _execute(cell: Cell, registry: Registry, result: CellResult) -> None:
         tic = time.perf_counter()
         output = method(params).run(data, params, cell.method_seed)
         result.seconds["run"] = time.perf_counter() - tic
+        _check_output(cell, registry, output)
+        read_only(output)  # one metric cannot change what the next one reads
         tic = time.perf_counter()
-        for name, metric_params in cell.metrics:
+        for name, metric_params in cell.metrics_in_compute_order:
+            stage = f"metric '{name}' raised "
             metric = registry.get("metric", cell.task, name).cls
             try:
                 value = metric(validate_params(metric, metric_params)).compute(data, output)
@@ -138,17 +150,140 @@ def _execute(cell: Cell, registry: Registry, result: CellResult) -> None:
                 result.skipped_metrics[name] = str(reason)
                 continue
             _store(result, name, value)
+        stage = ""
         result.seconds["metrics"] = time.perf_counter() - tic
     except Skip as reason:
         result.status, result.reason = "skipped", str(reason) or "skipped"
-    except NonFiniteMetricError as err:
+    except (NonFiniteMetricError, WrongOutputError) as err:
         result.status, result.reason = "failed", str(err)
         result.error = traceback.format_exc()
-    except Exception as err:  # a failing cell is recorded and the suite goes on
+    except (Exception, SystemExit, KeyboardInterrupt) as err:  # recorded; the suite goes on
+        if isinstance(err, KeyboardInterrupt) and not _sigint_ignored():
+            raise  # Ctrl-C in the driver's process (-j 0): the user stops the run
         if on_cell_error is not None:  # --pdb: the debugger at the frame that raised
             on_cell_error(err)
-        result.status, result.reason = "failed", f"{type(err).__name__}: {err}"
+        text = _text(err)
+        result.status, result.reason = "failed", f"{stage}{type(err).__name__}: {text}"
+        if isinstance(err, SystemExit):
+            result.reason += " (the cell called sys.exit; raise an exception or harness.Skip)"
+        if isinstance(err, ValueError) and "read-only" in text:
+            result.reason += f" ({READ_ONLY_HINT})"
         result.error = traceback.format_exc()
+    _check_data_unchanged(cell, result)
+
+
+def _sigint_ignored() -> bool:
+    """True in a worker process, which ignores SIGINT (the driver handles Ctrl-C): a
+    KeyboardInterrupt there was raised by the cell's own code."""
+    return signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+
+
+def _text(err: BaseException) -> str:
+    """``str(err)``, or a note when the exception's own ``__str__`` raises."""
+    try:
+        return str(err)
+    except Exception as inner:
+        return f"<str() of this exception raised {type(inner).__name__}>"
+
+
+#: Appended to the reason of a cell that wrote into a read-only array.
+READ_ONLY_HINT = (
+    "the task's data and a method's output are read-only, since later cells and metrics"
+    " read the same arrays: copy an array before changing it, e.g. y = data.y_train.copy()"
+)
+
+
+class WrongOutputError(TypeError):
+    """A method's ``run`` returned something other than its task's output type (the
+    annotation of its metrics' ``output`` argument, :meth:`Registry.output_type`)."""
+
+
+_output_types: dict[tuple[int, str], type | None] = {}
+
+
+def _check_output(cell: Cell, registry: Registry, output: Any) -> None:
+    """Raise :class:`WrongOutputError` naming the method, what it returned and the task's
+    output type (otherwise the first metric fails with an AttributeError of its own)."""
+    key = (id(registry), cell.task)
+    if key not in _output_types:
+        _output_types[key] = registry.output_type(cell.task)
+    expected = _output_types[key]
+    if expected in (float, complex):  # PEP 484's numeric tower: an int is a float here
+        expected = numbers.Real if expected is float else numbers.Complex
+    if isinstance(expected, type) and not isinstance(output, expected):
+        raise WrongOutputError(
+            f"method '{cell.method}' returned {type(output).__name__}; the task's output type"
+            f" is {expected.__module__}.{expected.__qualname__}"
+        )
+
+
+def _arrays(obj: Any, depth: int = 0) -> Iterator[Any]:
+    """The NumPy arrays (and torch tensors) in ``obj``: itself, or inside its dataclass
+    fields, tuples, lists and dict values, to 5 levels down."""
+    if isinstance(obj, np.ndarray):
+        yield obj
+        return
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(obj, torch.Tensor):
+        yield obj
+        return
+    if depth > 5 or isinstance(obj, (str, bytes, int, float, type)) or obj is None:
+        return
+    if isinstance(obj, dict):
+        children: Iterable[Any] = obj.values()
+    elif isinstance(obj, (list, tuple)):
+        children = obj
+    elif dataclasses.is_dataclass(obj):
+        children = (getattr(obj, f.name, None) for f in dataclasses.fields(obj))
+    else:
+        return
+    for child in children:
+        yield from _arrays(child, depth + 1)
+
+
+def read_only(obj: Any) -> None:
+    """Mark every NumPy array in ``obj`` (see :func:`_arrays`) read-only, so that writing
+    into one raises ``ValueError: assignment destination is read-only`` where it is done.
+
+    The runner does this to each loaded dataset, which consecutive cells of a worker share,
+    and to each method's output before its metrics read it. Torch tensors cannot be marked;
+    :func:`data_digest` catches writes through them.
+    """
+    for array in _arrays(obj):
+        if isinstance(array, np.ndarray):
+            array.flags.writeable = False
+
+
+def data_digest(obj: Any) -> str:
+    """SHA-1 over the dtype, shape and bytes of every array in ``obj`` (see
+    :func:`_arrays`): the same before and after a cell unless something wrote into them."""
+    digest = hashlib.sha1(usedforsecurity=False)
+    for array in _arrays(obj):
+        try:
+            if not isinstance(array, np.ndarray):
+                array = array.detach().cpu().numpy()
+            digest.update(f"{array.dtype.str}{array.shape}".encode())
+            digest.update(np.ascontiguousarray(array).view(np.uint8).data)
+        except (TypeError, ValueError, RuntimeError):  # object dtype, sparse tensor: unread
+            digest.update(b"?")
+    return digest.hexdigest()
+
+
+def _check_data_unchanged(cell: Cell, result: CellResult) -> None:
+    """Fail the cell if its data changed while it ran (its method or a metric wrote into
+    a shared array) and drop the cached data, so the next cell loads it afresh."""
+    if _DataCache.key != cell.data_key or data_digest(_DataCache.data) == _DataCache.digest:
+        return
+    _DataCache.key = None
+    reason = (
+        f"method '{cell.method}' or one of its metrics changed the task's data in place;"
+        f" {READ_ONLY_HINT}"
+    )
+    if result.status == "failed":
+        result.reason = f"{reason}. First error: {result.reason}"
+    else:
+        result.status, result.reason = "failed", reason
+    result.metrics, result.curves = {}, {}
 
 
 def _load(cell: Cell, registry: Registry, result: CellResult) -> Any:
@@ -161,6 +296,8 @@ def _load(cell: Cell, registry: Registry, result: CellResult) -> Any:
         data = dataset(params).load(params, cell.dataset_seed)
         result.seconds["load"] = time.perf_counter() - tic
         described = {k: str(v) for k, v in dataset(params).describe(data).items()}
+        read_only(data)
+        _DataCache.digest = data_digest(data)
         _DataCache.key, _DataCache.data, _DataCache.described = cell.data_key, data, described
     result.described = _DataCache.described
     return _DataCache.data

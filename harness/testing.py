@@ -41,6 +41,7 @@ from harness.components import (
     validate_params,
 )
 from harness.registry import KINDS, Registry, build_registry
+from harness.runner import READ_ONLY_HINT, data_digest, read_only
 
 __all__ = ["CHECKS", "check_results", "iter_checks", "parametrize_with_checks", "run_checks"]
 
@@ -81,8 +82,11 @@ def check_params_are_typed_with_defaults(cls: type[Component], registry: Registr
 
 @functools.cache
 def _loaded(cls: type[Dataset], seed: int) -> Any:
+    """The dataset's data at ``test_params``, read-only as the runner hands it to cells."""
     params = _params(cls)
-    return cls(params).load(params, seed)
+    data = cls(params).load(params, seed)
+    read_only(data)
+    return data
 
 
 def check_load_is_deterministic(cls: type[Component], registry: Registry) -> None:
@@ -119,8 +123,21 @@ def _pairs(method: type[Method], registry: Registry) -> Iterator[tuple[type[Data
 
 @functools.cache
 def _output(method: type[Method], dataset: type[Dataset], seed: int = 0) -> Any:
+    """The method's output on the dataset, read-only as the runner hands it to metrics.
+
+    Raises AssertionError [run-keeps-data] when run changed the data in place."""
     params = _params(method)
-    return method(params).run(_loaded(dataset, seed), params, seed)
+    data = _loaded(dataset, seed)
+    before = data_digest(data)
+    output = method(params).run(data, params, seed)
+    if data_digest(data) != before:
+        _loaded.cache_clear()  # the other checks load the data afresh
+        raise AssertionError(
+            f"method '{method.name}' [run-keeps-data]: run changed the data of dataset"
+            f" '{dataset.name}' in place; {READ_ONLY_HINT}"
+        )
+    read_only(output)
+    return output
 
 
 def _return_annotation(cls: type[Method]) -> Any:
@@ -165,10 +182,13 @@ def check_run_returns_output_type(cls: type[Component], registry: Registry) -> N
             output = _output(cls, dataset)
         except Skip:
             continue
+        except AssertionError:
+            raise
         except Exception as err:
+            hint = f" ({READ_ONLY_HINT})" if "read-only" in str(err) else ""
             raise AssertionError(
                 f"method '{cls.name}' [run-on-every-dataset]: run failed on dataset"
-                f" '{dataset.name}': {type(err).__name__}: {err}"
+                f" '{dataset.name}': {type(err).__name__}: {err}{hint}"
             ) from err
         ran += 1
         if isinstance(expected, type):
@@ -434,8 +454,20 @@ def run_checks(plugin: str, registry: Registry | None = None) -> list[tuple[str,
             check(component, registry)
         except Skip as reason:
             results.append((check_id, "skipped", str(reason)))
-        except Exception as err:  # a failing check reports any error, not just asserts
+        except (Exception, SystemExit) as err:  # any error, not just asserts; sys.exit too
             results.append((check_id, "failed", f"{type(err).__name__}: {err}"))
         else:
             results.append((check_id, "passed", ""))
+    if not results:
+        results.append(("contributes-components", "failed", nothing_contributed(plugin)))
     return results
+
+
+def nothing_contributed(plugin: str) -> str:
+    """What to tell the author of an installed plugin that contributes no component."""
+    hooks = ", ".join(f"{h}()" for h in ("harness_datasets", "harness_methods", "harness_metrics"))
+    return (
+        f"plugin '{plugin}' is installed but contributes no dataset, method, metric or report:"
+        f" decorate its hook functions ({hooks}, harness_reports()) with @hookimpl"
+        " (from harness import hookimpl)"
+    )

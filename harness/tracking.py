@@ -703,13 +703,36 @@ class Tracker:
             shown |= metric_keys
             created = created or int(time.time() * 1000)
             key, value = ui_view_tag(shown, created)
+            written = True
             try:
                 if self.direct is None:
                     raise UnsupportedWriteError
                 self.direct.set_experiment_tag(experiment_id, key, value)
             except UnsupportedWriteError:
+                written = self._set_experiment_tag_racing(experiment_id, key, value)
+            if written:
+                views[experiment_id] = (shown, created)
+            else:  # read and write it again at the next cell
+                views.pop(experiment_id, None)
+
+    def _set_experiment_tag_racing(self, experiment_id: str, key: str, value: str) -> bool:
+        """``set_experiment_tag`` through MLflow, once more if it fails: two runs starting at
+        once on a tracking server can both insert the tag, and the second insert fails
+        (PostgreSQL's UniqueViolation, seen once in 13 concurrent starts); the retry
+        updates the row the other one wrote. The tag only names the UI's saved view, so a
+        second failure is left for the next cell rather than ending the run: returns whether
+        the tag was written."""
+        from mlflow.exceptions import MlflowException
+
+        for attempt in (1, 2):
+            try:
                 self.client.set_experiment_tag(experiment_id, key, value)
-            views[experiment_id] = (shown, created)
+                return True
+            except MlflowException:
+                if attempt == 2:
+                    return False
+                time.sleep(0.2)
+        return False
 
     def _metrics(self, result: CellResult) -> list[Any]:
         from mlflow.entities import Metric
@@ -836,15 +859,21 @@ class Tracker:
 
         return pd.DataFrame(list(rows.values()))
 
-    def suite_results(self, suite: Suite) -> pd.DataFrame:
+    def suite_results(
+        self, suite: Suite, experiment_ids: Mapping[str, str] | None = None
+    ) -> pd.DataFrame:
         """:meth:`results` of every cell of a suite, read from each of its experiments (its
         own and its included suites', :meth:`harness.suite.Suite.experiments`), in suite
-        order. Cells that never ran are absent; empty when none ran."""
+        order. Cells that never ran are absent; empty when none ran.
+
+        :param experiment_ids: ``{experiment name: id}`` where an experiment is known by id
+            (one renamed in the store); the others are looked up by name.
+        """
         import pandas as pd
 
         frames = []
         for name, cells in suite.experiments().items():
-            experiment = self.experiment_id(name)
+            experiment = (experiment_ids or {}).get(name) or self.experiment_id(name)
             if experiment is not None:
                 frames.append(self.results(experiment, [c.cell_hash for c in cells]))
         frames = [f for f in frames if not f.empty]
@@ -914,14 +943,17 @@ class Tracker:
 
 def run_name(cell: Cell) -> str:
     """A readable, unique run name: ``dataset[p=v]-method[p=v]-s<seed>-<hash[:6]>`` with
-    the params that are set (at most 200 characters before the hash)."""
+    every param (defaults filled in). The part before ``-s<seed>`` is at most 200
+    characters; a longer one is cut and ends with ``…`` (the params are on the run)."""
 
     def part(name: str, params: Mapping[str, Any]) -> str:
         inner = ",".join(f"{k}={v}" for k, v in params.items())
         return f"{name}[{inner}]" if inner else name
 
     text = f"{part(cell.dataset, cell.dataset_params)}-{part(cell.method, cell.method_params)}"
-    return f"{text[:200]}-s{cell.seed}-{cell.cell_hash[:6]}"
+    if len(text) > 200:
+        text = text[:199] + "…"
+    return f"{text}-s{cell.seed}-{cell.cell_hash[:6]}"
 
 
 def _process_tags() -> dict[str, str]:

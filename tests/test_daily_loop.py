@@ -166,6 +166,14 @@ def test_an_included_suite_logs_to_its_own_experiment_with_unique_run_names(
     # running the included suite alone resumes the same cells
     again = run_suite(load_suite(suite.path.with_name("b.yaml"), registry), registry, tracker)
     assert again.ran == 0
+    # `harness report` of every suite: the top suite's report holds the included suite's
+    # cells too, as its run's report does (before: 1 cell, and "4 of 5 cells have no
+    # result"); the included suite's holds its own 4
+    from harness.cli import _current_results
+
+    for name, cells in (("everything", 5), ("paper-b", 4)):
+        rows, problem, _ = _current_results(tracker, registry, tracker.experiment_id(name), name)
+        assert (len(rows), problem) == (cells, ""), name
 
 
 def test_a_log_file_gets_progress_lines_with_running_cells_and_eta(toy_env, tmp_path, store):
@@ -173,10 +181,11 @@ def test_a_log_file_gets_progress_lines_with_running_cells_and_eta(toy_env, tmp_
     suite.write_text(
         textwrap.dedent("""
         name: slow
+        timeout: 3s
         runs:
           - task: toy
             datasets: [noise]
-            methods: [mean, {name: sleepy, params: {seconds: 3}}]
+            methods: [mean, {name: sleepy, params: {seconds: 30}}]
             metrics: [abs-error]
         """)
     )
@@ -188,9 +197,11 @@ def test_a_log_file_gets_progress_lines_with_running_cells_and_eta(toy_env, tmp_
         text=True,
         timeout=300,
     )
-    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.returncode == 1, run.stdout + run.stderr  # sleepy timed out
     lines = [ln for ln in run.stdout.splitlines() if ln.startswith("cells 1/2")]
     assert any("running: noise/sleepy s0" in ln and "eta" in ln for ln in lines), run.stdout
+    # a timeout is told apart from a failure, as in the closing tally
+    assert any(ln.startswith("cells 2/2, 0 failed, 1 timed out") for ln in run.stdout.splitlines())
 
 
 def test_results_and_report_take_the_options_that_shaped_the_run(tmp_path, _empty_store):
@@ -227,5 +238,13 @@ def test_results_and_report_take_the_options_that_shaped_the_run(tmp_path, _empt
     assert (
         "4 cells" in report.stdout and "shift=2.0" in (tmp_path / "r/small/report.md").read_text()
     )
+    # the report names the options that chose its cells; so does a report of every suite
+    chosen = "Cells selected by --seeds 0,1 --add-method mean[shift=2.0]"
+    assert chosen in (tmp_path / "r/small/report.md").read_text()
+    assert harness("report", *common, "--out", str(tmp_path / "all")).returncode == 0
+    assert chosen in (tmp_path / "all/small/report.md").read_text()
+    # an export says how many of the cells asked for have no result
+    wider = harness("results", str(suite), *common, "--seeds", "0,1,2", "--out", "w.csv")
+    assert wider.returncode == 0 and "1 of 3 cells have no result" in wider.stderr
     unnamed = harness("report", *common, "--seeds", "0,1")
     assert unnamed.returncode == 2 and "--seeds shape a suite: name it" in unnamed.stderr

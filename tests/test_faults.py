@@ -36,11 +36,18 @@ class NonIterableHook:
         return 42
 
 
+class BareClassHook:
+    @hookimpl
+    def harness_datasets(self):
+        return dict  # the class itself, not a list of classes (iterable only as a type)
+
+
 @pytest.mark.parametrize(
     ("plugin", "words"),
     [
         (RaisingHook(), ["'bad'", "harness_methods()", "RuntimeError", "database of weights"]),
-        (NonIterableHook(), ["'bad'", "harness_metrics()", "TypeError"]),
+        (NonIterableHook(), ["'bad'", "harness_metrics()", "returned 42", "list of classes"]),
+        (BareClassHook(), ["harness_datasets()", "list of classes", "e.g. [dict]"]),
     ],
 )
 def test_a_broken_hook_leaves_its_plugin_out_and_the_others_work(plugin, words):

@@ -344,7 +344,7 @@ def test_report_of_every_suite_shows_only_current_cells(registry, write_suite, s
 
     tracker, first, _ = _run(registry, write_suite(SUITE.replace("SCALE", "1.0")), store)
     _run(registry, write_suite(SUITE.replace("SCALE", "1000.0")), store)
-    rows, problem = _current_results(tracker, registry, first.experiment_id, "integrity")
+    rows, problem, _ = _current_results(tracker, registry, first.experiment_id, "integrity")
     assert problem == "" and len(rows) == 4
     assert (rows["scaled"] == 1000.0 * rows["abs-error"]).all()
     assert len(tracker.results(first.experiment_id)) == 8  # what is stored: both lists
@@ -357,3 +357,38 @@ def test_new_settings_next_to_done_cells_say_why_they_run(registry, write_suite,
     _, outcome, notices = _run(registry, write_suite(more), store)
     assert outcome.ran == 2
     assert "Cells to run: 2 cell(s): never run with these settings" in notices
+
+
+def test_the_fingerprint_covers_every_package_of_the_plugin_and_ignores_editor_files(
+    tmp_path, monkeypatch
+):
+    """A plugin whose distribution installs two packages (``harness_two`` with the entry
+    point, ``two_core`` with the code it calls): an edit to either changes the fingerprint
+    (before, an edit to ``two_core`` kept old numbers); an editor's swap file, a backup or a
+    notebook checkpoint changes nothing (before, each reran the plugin's cells)."""
+    import importlib
+
+    from harness import registry as registry_module
+
+    site = tmp_path / "site"
+    info = site / "harness_two-0.1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: harness-two\nVersion: 0.1.0\n")
+    (info / "top_level.txt").write_text("harness_two\ntwo_core\n")
+    for package, text in (("harness_two", "from two_core import OFFSET\n"), ("two_core", "")):
+        (site / package).mkdir()
+        (site / package / "__init__.py").write_text(text + "OFFSET = 0.0\n")
+    monkeypatch.syspath_prepend(str(site))
+    importlib.invalidate_caches()
+    registry_module._distribution_packages.cache_clear()  # it read sys.path without site
+    try:
+        first = registry_module._fingerprint(site / "harness_two")
+        for stray in (".__init__.py.swp", "__init__.py~", ".ipynb_checkpoints/x.py", ".DS_Store"):
+            path = site / "harness_two" / stray
+            path.parent.mkdir(exist_ok=True)
+            path.write_text("scratch")
+        assert registry_module._fingerprint(site / "harness_two") == first
+        (site / "two_core" / "__init__.py").write_text("OFFSET = 1000.0\n")
+        assert registry_module._fingerprint(site / "harness_two") != first
+    finally:
+        registry_module._distribution_packages.cache_clear()

@@ -40,6 +40,8 @@ def test_a_configuration_whose_cells_all_failed_shows_failed_not_a_number(regist
     table = summary_table(rows, registry)
     assert table.loc[("noise(n=5)", "mean"), "abs-error ↓"] == "failed"
     assert table.loc[("noise(n=5)", "mean"), "seeds"] == "0 of 2 (1 failed, 1 timeout)"
+    timed_out = summary_table(_rows().assign(status=["timeout", "timeout", "ok", "ok"]), registry)
+    assert timed_out.loc[("noise(n=5)", "mean"), "abs-error ↓"] == "timed out"
 
 
 def test_rows_follow_suite_order_and_columns_carry_the_direction(registry):
