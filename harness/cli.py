@@ -70,6 +70,21 @@ def main() -> None:
             soft_wrap=True,
         )
         sys.exit(EXIT_BAD_INPUT)
+    except Exception as err:
+        from harness.tracking import connection_lost
+
+        if not connection_lost(err):
+            raise
+        first = str(err).strip().splitlines()[0][:300] if str(err).strip() else type(err).__name__
+        err_console.print(
+            "[bold red]error:[/] the tracking server stopped answering while harness was"
+            f" using it ({escape(first)}). Cells logged before are kept in the store; when"
+            " it answers again, run the same command: it resumes (a parent run left RUNNING"
+            " is marked KILLED). MLflow retries each request first:"
+            " MLFLOW_HTTP_REQUEST_MAX_RETRIES and MLFLOW_HTTP_REQUEST_TIMEOUT set how long.",
+            soft_wrap=True,
+        )
+        sys.exit(EXIT_BAD_INPUT)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

@@ -689,9 +689,11 @@ class DaskExecutor:
         self._started, self._ended = {}, set()
         with self._client() as client, _writer(on_result) as writer:
             client.subscribe_topic(CELL_TOPIC, self._on_event)
-            registry = client.scatter(self.registry, broadcast=True, hash=False)
+            # the registry travels inside each task (about 9 kB), not scattered: scattered
+            # data dies with the workers holding it, and every later task that needed it was
+            # cancelled ("already forgotten"), failing healthy cells after one worker crash
             futures = {
-                client.submit(_run_group, group, registry, threads, pure=False): group
+                client.submit(_run_group, group, self.registry, threads, pure=False): group
                 for group in (list(g) for g in router.groups.values())
             }
             try:

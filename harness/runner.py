@@ -556,7 +556,7 @@ def run_suite(
     """
     from harness.errors import StoreError
     from harness.executors import LocalExecutor
-    from harness.tracking import git_commit
+    from harness.tracking import connection_lost, git_commit
 
     notice = on_notice or (lambda line: None)
     executor = executor or LocalExecutor(registry, 1)
@@ -615,6 +615,8 @@ def run_suite(
                 try:
                     tracker.log_cell(experiment, parent, cell, result, registry.plugins, commit)
                 except Exception as err:  # the store refused the results: a failed cell
+                    if connection_lost(err):  # not this cell's fault: stop the run, say why
+                        raise
                     result = _refused(cell, result, err)
                     tracker.log_cell(experiment, parent, cell, result, registry.plugins, commit)
             outcome.ran += 1

@@ -941,6 +941,30 @@ class Tracker:
         self.client.log_artifacts(run_id, str(folder), artifact_path)
 
 
+def connection_lost(err: BaseException) -> bool:
+    """Whether ``err`` (or an exception it was raised from) says the tracking server stopped
+    answering, after MLflow's own retries: a ``requests``/``urllib3`` connection error, or
+    MLflow's "API request to ... failed" wrapping one. Not a refusal of the values (an
+    MLflow error with a status code), which fails only the cell that sent them."""
+    seen: set[int] = set()
+    while err is not None and id(err) not in seen:
+        seen.add(id(err))
+        names = {klass.__name__ for klass in type(err).__mro__}
+        module = type(err).__module__
+        if module.startswith(("requests", "urllib3")) and names & {
+            "ConnectionError",
+            "MaxRetryError",
+            "Timeout",
+            "NewConnectionError",
+        }:
+            return True
+        text = str(err)
+        if "MlflowException" in names and "API request to" in text and "failed" in text:
+            return "Max retries exceeded" in text or "Connection" in text or "timed out" in text
+        err = err.__cause__ or err.__context__
+    return False
+
+
 def run_name(cell: Cell) -> str:
     """A readable, unique run name: ``dataset[p=v]-method[p=v]-s<seed>-<hash[:6]>`` with
     every param (defaults filled in). The part before ``-s<seed>`` is at most 200

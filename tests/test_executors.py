@@ -147,6 +147,34 @@ def test_dask_worker_killed_under_a_cell_gets_it_failed_with_the_cause(faults, w
     assert status["kill-parent"][0] == "failed" and "KilledWorker" in status["kill-parent"][1]
 
 
+def test_a_dask_worker_killed_again_and_again_fails_only_its_cell(faults, write_suite):
+    """The killer is retried on the restarted worker (allowed-failures 3) until dask gives
+    up; the other cells still run. Before: the registry was scattered to the workers, died
+    with them, and healthy cells failed with FutureCancelledError ("already forgotten")."""
+    distributed = pytest.importorskip("distributed")
+    import dask
+
+    cells = _cells(faults, write_suite, "[kill-parent]", seeds=[0]) + _cells(
+        faults, write_suite, "[{name: sleep, params: {seconds: 0.5}}]", seeds=range(1, 9)
+    )
+    with (
+        # one task at a time per worker thread: a bystander queued on a dying worker is
+        # moved, not counted as a suspect (dask's own KilledWorker for it is not at issue)
+        dask.config.set({"distributed.scheduler.worker-saturation": 1.0}),
+        distributed.LocalCluster(  # one worker: it is the only holder of what it holds
+            n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as local,
+    ):
+        results = _run(DaskExecutor(faults, 1, scheduler=local.scheduler_address), cells)
+    by_method: dict[str, list] = {}
+    for cell, result in results:
+        by_method.setdefault(cell.method, []).append(result)
+    assert [r.status for r in by_method["sleep"]] == ["ok"] * 8, [
+        r.reason for r in by_method["sleep"]
+    ]
+    assert by_method["kill-parent"][0].status == "failed"
+
+
 def test_fail_fast_stops_handing_out_results(executor, faults, write_suite):
     cells = _cells(faults, write_suite, "[crash]", seeds=range(6))
     seen = []

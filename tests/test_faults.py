@@ -130,3 +130,51 @@ def test_a_cell_whose_results_mlflow_refuses_is_failed_and_the_suite_goes_on(wri
     assert sorted(r.info.status for r in runs) == ["FAILED", "FAILED", "FINISHED", "FINISHED"]
     parent = tracker.client.get_run(outcome.parent_run_id)
     assert parent.info.status == "FAILED"  # not left RUNNING
+
+
+def test_a_tracking_server_lost_mid_run_exits_2_saying_so_and_keeps_what_was_logged(
+    registry, write_suite, store, monkeypatch, capsys
+):
+    """MLflow gives up on a server that stopped answering: before, ~280 lines of traceback
+    and exit 1 (read as 'some cells failed'); a refusal of one cell's values stays a failed
+    cell. Now exit 2 with one line that says what happened and how to resume."""
+    from mlflow.exceptions import MlflowException
+
+    from harness import cli
+    from harness.tracking import connection_lost
+
+    lost = MlflowException(
+        "API request to http://127.0.0.1:55000/api/2.0/mlflow/runs/create failed with"
+        " exception HTTPConnectionPool(host='127.0.0.1', port=55000): Max retries exceeded"
+    )
+    refused = MlflowException("Param value 'x' had length 7000, which exceeded length limit")
+    assert connection_lost(lost) and not connection_lost(refused)
+    try:
+        import requests
+
+        raise RuntimeError("writer") from requests.exceptions.ConnectionError("refused")
+    except RuntimeError as err:
+        assert connection_lost(err)
+
+    suite = write_suite(
+        "name: lost\nseeds: [0, 1, 2]\nruns:\n  - {task: toy, datasets: [noise], methods: [mean]}\n"
+    )
+    logged = []
+    real = Tracker.log_cell
+
+    def log_then_lose(self, *args, **kwargs):
+        if logged:
+            raise lost
+        logged.append(real(self, *args, **kwargs))
+
+    monkeypatch.setattr(Tracker, "log_cell", log_then_lose)
+    monkeypatch.setattr(cli, "_registry", lambda: registry)
+    argv = ["harness", "run", str(suite), "--tracking-uri", store, "-j", "0"]
+    monkeypatch.setattr(sys, "argv", [*argv, "--report-dir", str(suite.parent / "r")])
+    with pytest.raises(SystemExit) as exit_:
+        cli.main()
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2, err
+    assert "the tracking server stopped answering" in " ".join(err.split())
+    assert "Max retries exceeded" in err and "Traceback" not in err
+    assert len(Tracker(store).results(Tracker(store).experiment_id("lost"))) == 1
