@@ -491,6 +491,7 @@ def planned_states(suite: Any, tracker: Any | None, force: bool = False) -> dict
                         other,
                         "A run started now would be refused. Wait for it to finish (or stop"
                         " it), then run again.",
+                        name,
                     )
                 )
         done: set[str] = set()
@@ -576,7 +577,7 @@ def run_suite(
             parents[name] = (experiment, parent)
             # Another live run of this suite: refuse (StoreError) before reading what is
             # done, so two runs started at once never run a cell twice.
-            tracker.claim_suite(experiment, parent)
+            tracker.claim_suite(experiment, parent, name)
             done = set() if force else tracker.finished_hashes(experiment)
             mine = [c for c in members if c.cell_hash not in done]
             if mine and not force:

@@ -373,7 +373,7 @@ class Tracker:
             " give the suite another name."
         )
 
-    def claim_suite(self, experiment_id: str, parent_id: str) -> None:
+    def claim_suite(self, experiment_id: str, parent_id: str, name: str = "") -> None:
         """Make sure no other live ``harness run`` is running this suite (experiment).
 
         Called right after this run's parent ``parent_id`` was created: of two live runs of
@@ -381,7 +381,9 @@ class Tracker:
         runs started at once never both run cells. Dead drivers' runs do not count
         (:meth:`running_suites`). The losing parent run is deleted.
 
-        :raises StoreError: naming the other process (pid, host) and its run.
+        :param name: the suite's (experiment's) name, said in the refusal: with includes it
+            may be another suite than the one started.
+        :raises StoreError: naming the suite, the other process (pid, host) and its run.
         """
         from harness.errors import StoreError
 
@@ -396,14 +398,17 @@ class Tracker:
                         other,
                         "Nothing was run; wait for it to finish (or stop it), then run again:"
                         " cells it finished are kept and not run twice.",
+                        name,
                     )
                 )
 
-    def already_running(self, other: SuiteProcess, then: str) -> str:
+    def already_running(self, other: SuiteProcess, then: str, name: str = "") -> str:
         """The message that refuses a run because ``other`` (a live parent run of
-        :meth:`running_suites`) is running the suite, followed by ``then`` (what to do)."""
+        :meth:`running_suites`) is running the suite ``name`` (this run's own or one it
+        includes), followed by ``then`` (what to do)."""
+        which = f"Suite '{name}'" if name else "This suite"
         return (
-            f"This suite is already running in {self.display_uri}: {other.describe()}"
+            f"{which} is already running in {self.display_uri}: {other.describe()}"
             f" (run {other.run_id}). {then}"
         )
 

@@ -186,7 +186,7 @@ def test_dry_run_states_are_what_the_next_run_does(registry, write_suite, store,
     # where a run would be refused, the dry run is refused with the run's reason
     experiment = tracker.experiment_id("integrity")
     live = tracker.start_suite(experiment, suite, {}, None)
-    with pytest.raises(StoreError, match="already running"):
+    with pytest.raises(StoreError, match="Suite 'integrity' is already running"):
         planned_states(suite, tracker)
     tracker.end_suite(live, "FINISHED")
     tracker.client.delete_experiment(experiment)

@@ -157,7 +157,7 @@ def test_same_suite_started_twice_on_a_fresh_store_runs_each_cell_once(toy_env, 
     assert sorted(codes) == [0, 2], outputs
     winner, loser = (0, 1) if codes[0] == 0 else (1, 0)
     refusal = outputs[loser][1]
-    assert "already running" in refusal
+    assert "Suite 'twice' is already running" in " ".join(refusal.split())
     assert f"pid {runs[winner].pid} on {socket.gethostname()}" in refusal
     client = mlflow.MlflowClient(store)
     experiment = client.get_experiment_by_name("twice").experiment_id
