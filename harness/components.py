@@ -266,11 +266,13 @@ def _no_unannotated_attributes(params_cls: type) -> None:
     so the param would silently not exist."""
     fields = {f.name for f in dataclasses.fields(params_cls)}
     for klass in params_cls.__mro__[:-1]:
+        if "__dataclass_fields__" not in vars(klass):  # a plain mixin's constants are its own
+            continue
         annotated = vars(klass).get("__annotations__", {})  # getattr would add one
         for name, value in list(vars(klass).items()):
             if name.startswith("_") or name in fields or name in annotated:
                 continue
-            if callable(value) or isinstance(value, (property, classmethod, staticmethod)):
+            if callable(value) or hasattr(type(value), "__get__"):  # methods, properties
                 continue
             raise TypeError(
                 f"{params_cls.__qualname__}.{name} = {value!r} has no type annotation, so it is"

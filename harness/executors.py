@@ -267,6 +267,7 @@ class _Child:
         if pid == 0:  # the worker
             code = 0
             try:
+                os.setpgid(0, 0)  # its own process group: kill() takes what its cells start
                 _die_with_parent(driver)
                 parent_end.close()
                 for conn in others:
@@ -287,17 +288,20 @@ class _Child:
 
     def kill(self) -> int | None:
         """SIGKILL the worker and the processes its cell started (a subprocess, a loky or
-        DataLoader pool: left alone they outlive the cell and hold the run's stdout open),
-        reap it and return its exit code (negative: a signal)."""
+        DataLoader pool, a shell's ``cmd &``: left alone they outlive the cell and hold the
+        run's stdout open): its process group and its descendants. Reap it and return its
+        exit code (negative: a signal)."""
         import psutil
 
         try:
             descendants = psutil.Process(self.pid).children(recursive=True)
         except psutil.Error:  # gone already
             descendants = []
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.pid, signal.SIGKILL)  # the worker's group: orphans of `cmd &` too
         with contextlib.suppress(ProcessLookupError):
             os.kill(self.pid, signal.SIGKILL)
-        for process in descendants:
+        for process in descendants:  # those that left the group but not the tree
             with contextlib.suppress(psutil.Error):
                 process.kill()
         return self.reap()

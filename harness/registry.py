@@ -226,15 +226,17 @@ def _distribution_packages() -> Mapping[str, list[str]]:
 def _code_roots(source: Path) -> list[Path]:
     """The plugin's package (or module) and every other top-level package or module its
     distribution installs beside it (``src/harness_x`` and ``src/x_core``, say), so that an
-    edit to any of them changes the fingerprint. Only ``source`` when it belongs to no
-    installed distribution (a test's plugin module)."""
+    edit to any of them changes the fingerprint. A top-level name that other distributions
+    install too (a stray ``tests`` package) is left out: its files are not the plugin's
+    alone. Only ``source`` when it belongs to no installed distribution (a test's plugin
+    module)."""
     from importlib.util import find_spec
 
     top = source.stem if source.is_file() else source.name
     mine = set(_distribution_packages().get(top, []))
     roots = {source}
     for name, dists in _distribution_packages().items():
-        if name == top or not mine & set(dists):
+        if name == top or not mine or not set(dists) <= mine:  # ``tests`` of several: not ours
             continue
         try:
             spec = find_spec(name)

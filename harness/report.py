@@ -593,8 +593,9 @@ def write_report(
     :param results: every cell of the suite (:meth:`Tracker.results`), in suite order.
     :param out: the folder; created, files in it overwritten.
     :param link: ``(experiment_id, run_id) -> URL`` for failed cells' run pages.
-    :param selection: the command-line options that selected the cells (``--seeds 5,6``,
-        ``--dataset x``, ...), stated under the title so a report of part of a suite says so.
+    :param selection: the command-line options of the run (``--seeds 5,6``, ``--dataset
+        x``, ...); those that choose or change cells (not ``--timeout``, ``--max-cells``) are
+        stated under the title, so a report of part of a suite says so.
     """
     if "matplotlib" in sys.modules:  # figures are drawn off-screen
         sys.modules["matplotlib"].use("Agg")
@@ -609,10 +610,11 @@ def write_report(
     before = set(out.iterdir())
     md = [f"# {title}", "", tally(results), ""]
     head = [f"<h1>{html.escape(title)}</h1>", f"<p>{html.escape(_provenance(results))}</p>"]
-    if selection:
+    shaping = [o for o in selection if not o.startswith(("--timeout", "--max-cells"))]
+    if shaping:
         chosen = (
-            f"Cells selected by {' '.join(selection)}: the suite file's other cells are not"
-            " in this report."
+            f"Cells selected by {' '.join(shaping)}: the cells of the suite file as these"
+            " options shape it, not as it is written."
         )
         md += [chosen, ""]
         head.append(f"<p><b>{html.escape(chosen)}</b></p>")

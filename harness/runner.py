@@ -20,6 +20,7 @@ import sys
 import threading
 import time
 import traceback
+import types
 import warnings
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -37,8 +38,10 @@ __all__ = [
     "NonFiniteMetricError",
     "SuiteOutcome",
     "Terminated",
+    "changed_parts",
     "data_digest",
     "execute_cell",
+    "part_hashes",
     "planned_states",
     "raise_on_sigterm",
     "read_only",
@@ -46,6 +49,7 @@ __all__ = [
     "rerun_reasons",
     "run_suite",
     "seed_everything",
+    "shared_parts",
 ]
 
 
@@ -104,7 +108,9 @@ class _DataCache:
 
     key: str | None = None
     data: Any = None
-    digest: str = ""  # data_digest(data) when loaded
+    hashes: dict[str, str] = {}  # noqa: RUF012 - part_hashes(data) when loaded, replaced
+    #: data key -> its part_hashes before a cell changed the data in place
+    pristine: dict[str, dict[str, str]] = {}  # noqa: RUF012
     described: dict[str, str] = {}  # noqa: RUF012 - replaced, never mutated
 
 
@@ -141,7 +147,7 @@ def _execute(cell: Cell, registry: Registry, result: CellResult) -> None:
         _check_output(cell, registry, output)
         read_only(output)  # one metric cannot change what the next one reads
         tic = time.perf_counter()
-        for name, metric_params in cell.metrics_in_compute_order:
+        for name, metric_params in cell.metrics:
             stage = f"metric '{name}' raised "
             metric = registry.get("metric", cell.task, name).cls
             try:
@@ -165,7 +171,11 @@ def _execute(cell: Cell, registry: Registry, result: CellResult) -> None:
         text = _text(err)
         result.status, result.reason = "failed", f"{stage}{type(err).__name__}: {text}"
         if isinstance(err, SystemExit):
+            result.reason = result.reason.rstrip(": ")
             result.reason += " (the cell called sys.exit; raise an exception or harness.Skip)"
+        if isinstance(err, KeyboardInterrupt):
+            result.reason = result.reason.rstrip(": ")
+            result.reason += " (raised by the cell's code: Ctrl-C stops the driver, not a cell)"
         if isinstance(err, ValueError) and "read-only" in text:
             result.reason += f" ({READ_ONLY_HINT})"
         result.error = traceback.format_exc()
@@ -210,74 +220,152 @@ def _check_output(cell: Cell, registry: Registry, output: Any) -> None:
     expected = _output_types[key]
     if expected in (float, complex):  # PEP 484's numeric tower: an int is a float here
         expected = numbers.Real if expected is float else numbers.Complex
-    if isinstance(expected, type) and not isinstance(output, expected):
+    try:  # typing.Any and a Protocol that is not runtime_checkable check nothing
+        wrong = isinstance(expected, type) and not isinstance(output, expected)
+    except TypeError:
+        wrong = False
+    if wrong:
         raise WrongOutputError(
             f"method '{cell.method}' returned {type(output).__name__}; the task's output type"
             f" is {expected.__module__}.{expected.__qualname__}"
         )
 
 
-def _arrays(obj: Any, depth: int = 0) -> Iterator[Any]:
-    """The NumPy arrays (and torch tensors) in ``obj``: itself, or inside its dataclass
-    fields, tuples, lists and dict values, to 5 levels down."""
-    if isinstance(obj, np.ndarray):
-        yield obj
-        return
+#: Python objects :func:`shared_parts` visits at most in one data object.
+MAX_PARTS_VISITED = 100_000
+
+_SCALARS = (str, bytes, int, float, complex, bool)
+_OPAQUE = (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType)
+
+
+def shared_parts(obj: Any) -> dict[str, Any]:
+    """The mutable values in ``obj`` that a cell could change in place, by path
+    (``data.y_test``, ``data.table['w']``, ``data.parts[1]``): NumPy arrays, torch tensors,
+    pandas objects and lists of scalars, found in ``obj`` itself, its dataclass fields,
+    tuples, lists, dict values and the attributes of plain objects (a ``SimpleNamespace``,
+    a scipy sparse matrix), at most 12 levels down and :data:`MAX_PARTS_VISITED` objects,
+    each once (at the first path that reaches it)."""
+    parts: dict[str, Any] = {}
+    seen: set[int] = set()
     torch = sys.modules.get("torch")
-    if torch is not None and isinstance(obj, torch.Tensor):
-        yield obj
-        return
-    if depth > 5 or isinstance(obj, (str, bytes, int, float, type)) or obj is None:
-        return
-    if isinstance(obj, dict):
-        children: Iterable[Any] = obj.values()
-    elif isinstance(obj, (list, tuple)):
-        children = obj
-    elif dataclasses.is_dataclass(obj):
-        children = (getattr(obj, f.name, None) for f in dataclasses.fields(obj))
-    else:
-        return
-    for child in children:
-        yield from _arrays(child, depth + 1)
+
+    def walk(value: Any, path: str, depth: int) -> None:
+        if value is None or isinstance(value, _SCALARS + _OPAQUE) or id(value) in seen:
+            return
+        if depth > 12 or len(seen) >= MAX_PARTS_VISITED:
+            return
+        seen.add(id(value))
+        children: Iterable[tuple[str, Any]]
+        if isinstance(value, np.ndarray):
+            if value.dtype != object:
+                parts[path] = value
+                return
+            children = ((f"[{i}]", v) for i, v in enumerate(value.ravel()))  # what it holds
+        elif (torch is not None and isinstance(value, torch.Tensor)) or _is_pandas(value):
+            parts[path] = value
+            return
+        elif isinstance(value, dict):
+            children = [(f"[{k!r}]", v) for k, v in value.items()]
+        elif isinstance(value, list) and all(isinstance(x, _SCALARS) for x in value):
+            parts[path] = value
+            return
+        elif isinstance(value, (list, tuple)):
+            children = ((f"[{i}]", v) for i, v in enumerate(value))
+        elif dataclasses.is_dataclass(value):
+            children = [
+                (f".{f.name}", getattr(value, f.name, None)) for f in dataclasses.fields(value)
+            ]
+        elif hasattr(value, "__dict__"):
+            children = [(f".{k}", v) for k, v in vars(value).items()]
+        else:
+            return
+        for key, child in children:
+            walk(child, path + key, depth + 1)
+
+    walk(obj, "data", 0)
+    return parts
+
+
+def _is_pandas(value: Any) -> bool:
+    return type(value).__module__.startswith("pandas")
 
 
 def read_only(obj: Any) -> None:
-    """Mark every NumPy array in ``obj`` (see :func:`_arrays`) read-only, so that writing
-    into one raises ``ValueError: assignment destination is read-only`` where it is done.
+    """Mark every NumPy array in ``obj`` (see :func:`shared_parts`) read-only, so that
+    writing into one raises ``ValueError: assignment destination is read-only`` where it
+    is done.
 
     The runner does this to each loaded dataset, which consecutive cells of a worker share,
-    and to each method's output before its metrics read it. Torch tensors cannot be marked;
-    :func:`data_digest` catches writes through them.
+    and to each method's output before its metrics read it. Torch tensors, pandas objects
+    and lists cannot be marked; :func:`changed_parts` finds writes into them.
     """
-    for array in _arrays(obj):
-        if isinstance(array, np.ndarray):
-            array.flags.writeable = False
+    for part in shared_parts(obj).values():
+        if isinstance(part, np.ndarray):
+            part.flags.writeable = False
+
+
+def _part_hash(part: Any) -> str:
+    """SHA-1 over a part's type, shape and contents ("?" where it cannot be read here, a
+    sparse tensor, say: such a part counts as unchanged)."""
+    digest = hashlib.sha1(usedforsecurity=False)
+    torch = sys.modules.get("torch")
+    try:
+        if isinstance(part, np.ndarray):
+            digest.update(f"{part.dtype.str}{part.shape}".encode())
+            digest.update(np.ascontiguousarray(part).view(np.uint8).data)
+        elif torch is not None and isinstance(part, torch.Tensor):
+            flat = part.detach().cpu().contiguous().reshape(-1)
+            digest.update(f"{part.dtype}{tuple(part.shape)}".encode())
+            digest.update(flat.view(torch.uint8).numpy().data)  # any dtype, bfloat16 too
+        elif isinstance(part, list):
+            digest.update(repr(part).encode())
+        else:  # pandas: values, index and column labels
+            import pandas as pd
+
+            digest.update(repr(getattr(part, "columns", None)).encode())
+            digest.update(pd.util.hash_pandas_object(part, index=True).to_numpy().data)
+    except Exception:
+        return "?"
+    return digest.hexdigest()
+
+
+def part_hashes(obj: Any) -> dict[str, str]:
+    """``{path: hash}`` of every part of ``obj`` (:func:`shared_parts`)."""
+    return {path: _part_hash(part) for path, part in shared_parts(obj).items()}
+
+
+def changed_parts(before: Mapping[str, str], obj: Any) -> list[str]:
+    """The paths of ``before`` (:func:`part_hashes` taken earlier) whose part is now gone,
+    replaced or changed in ``obj``. Parts added since (a cache filled lazily) do not count."""
+    now = part_hashes(obj)
+    return [path for path, digest in before.items() if now.get(path, "gone") != digest]
 
 
 def data_digest(obj: Any) -> str:
-    """SHA-1 over the dtype, shape and bytes of every array in ``obj`` (see
-    :func:`_arrays`): the same before and after a cell unless something wrote into them."""
-    digest = hashlib.sha1(usedforsecurity=False)
-    for array in _arrays(obj):
-        try:
-            if not isinstance(array, np.ndarray):
-                array = array.detach().cpu().numpy()
-            digest.update(f"{array.dtype.str}{array.shape}".encode())
-            digest.update(np.ascontiguousarray(array).view(np.uint8).data)
-        except (TypeError, ValueError, RuntimeError):  # object dtype, sparse tensor: unread
-            digest.update(b"?")
-    return digest.hexdigest()
+    """One SHA-1 over :func:`part_hashes` of ``obj``."""
+    text = repr(sorted(part_hashes(obj).items()))
+    return hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()
+
+
+class DataChangedError(RuntimeError):
+    """A dataset's ``load`` returned data that differ from what it returned before a cell
+    changed them: it hands out one cached object, so the data cannot be restored."""
 
 
 def _check_data_unchanged(cell: Cell, result: CellResult) -> None:
     """Fail the cell if its data changed while it ran (its method or a metric wrote into
-    a shared array) and drop the cached data, so the next cell loads it afresh."""
-    if _DataCache.key != cell.data_key or data_digest(_DataCache.data) == _DataCache.digest:
+    them) and drop the cached data, so the next cell loads them afresh."""
+    if _DataCache.key != cell.data_key:
         return
+    changed = changed_parts(_DataCache.hashes, _DataCache.data)
+    if not changed:
+        return
+    _DataCache.pristine[cell.data_key] = _DataCache.hashes
     _DataCache.key = None
+    more = f" (and {len(changed) - 1} more)" if len(changed) > 1 else ""
     reason = (
-        f"method '{cell.method}' or one of its metrics changed the task's data in place;"
-        f" {READ_ONLY_HINT}"
+        f"method '{cell.method}' or one of its metrics changed the task's data in place"
+        f" ({changed[0]}{more}); {READ_ONLY_HINT}"
     )
     if result.status == "failed":
         result.reason = f"{reason}. First error: {result.reason}"
@@ -297,7 +385,14 @@ def _load(cell: Cell, registry: Registry, result: CellResult) -> Any:
         result.seconds["load"] = time.perf_counter() - tic
         described = {k: str(v) for k, v in dataset(params).describe(data).items()}
         read_only(data)
-        _DataCache.digest = data_digest(data)
+        hashes = part_hashes(data)
+        if changed_parts(_DataCache.pristine.get(cell.data_key, {}), data):
+            raise DataChangedError(
+                f"dataset '{cell.dataset}' returned data that differ from what it returned"
+                " before an earlier cell changed them in place: its load hands out one cached"
+                " object. Return fresh data (or copies) from load."
+            )
+        _DataCache.hashes = hashes
         _DataCache.key, _DataCache.data, _DataCache.described = cell.data_key, data, described
     result.described = _DataCache.described
     return _DataCache.data

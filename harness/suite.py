@@ -206,8 +206,7 @@ class Cell:
         Hex digest of task, names, params and seed only: the same experiment before and
         after a code or metric change (used to say *why* a cell runs again).
     metrics_hash : str
-        Hex digest of the metric list with its params, in :attr:`metrics_in_compute_order`
-        (the suite's order of metrics is not part of it).
+        Hex digest of the metric list with its params.
     """
 
     task: str
@@ -235,18 +234,11 @@ class Cell:
         object.__setattr__(self, "dataset_seed", _derive_seed(self.seed, data_id))
         object.__setattr__(self, "method_seed", _derive_seed(self.seed, cell_id))
         config = _digest([cell_id, self.seed])
-        metrics = _digest([list(m) for m in self.metrics_in_compute_order])
+        metrics = _digest([list(m) for m in self.metrics])
         identity = [cell_id, self.seed, self.versions, metrics, self.code]
         object.__setattr__(self, "config_hash", config)
         object.__setattr__(self, "metrics_hash", metrics)
         object.__setattr__(self, "cell_hash", _digest(identity))
-
-    @property
-    def metrics_in_compute_order(self) -> list[tuple[str, dict[str, Any]]]:
-        """The metric list sorted by name and params: the order the runner computes them in
-        and the identity hashes them in, so reordering a suite's ``metrics`` changes no
-        result and reruns no cell (tables keep the suite's order)."""
-        return sorted(self.metrics, key=lambda m: _canonical(list(m)))
 
     @property
     def data_key(self) -> str:

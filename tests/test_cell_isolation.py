@@ -1,21 +1,30 @@
 """A cell cannot change what another cell or metric reads, nor end the run: the loaded data
 are read-only and checked after every cell, a method's output is read-only before its
 metrics, a wrong output type and a raising metric are named, sys.exit and KeyboardInterrupt
-in a cell fail that cell; reordering metrics reruns nothing."""
+in a cell fail that cell."""
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass
 
 import numpy as np
 import pytest
 import toy_plugin
+from toy_plugin import Draws
 
-from harness import Method, Metric, hookimpl
+from harness import Dataset, Method, Metric, hookimpl
 from harness.errors import PluginError
 from harness.registry import build_registry
-from harness.runner import LocalExecutor, data_digest, execute_cell, read_only
+from harness.runner import (
+    LocalExecutor,
+    changed_parts,
+    data_digest,
+    execute_cell,
+    part_hashes,
+    read_only,
+)
 from harness.suite import load_suite
 from harness.testing import run_checks
 
@@ -151,41 +160,26 @@ class Spawning(Method):
             from pathlib import Path
 
             child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
-            Path(params.pid_file).write_text(str(child.pid))
+            orphan = f"{sys.executable} -c 'import time; time.sleep(121)' >/dev/null 2>&1 & echo $!"
+            shell = subprocess.run(orphan, shell=True, capture_output=True, text=True)
+            pids = f"{child.pid} {shell.stdout.strip()}"  # the second one's parent has exited
+            Path(params.pid_file).write_text(pids)
             time.sleep(120)
         return 0.0
 
 
-class DrawA(Metric):
-    """A draw from NumPy's global generator: its value depends on the metrics before it.
-
-    Source: test fixture.
-    """
-
-    name = "draw-a"
-    task = "toy"
-
-    def compute(self, data, output: float) -> float:
-        return float(np.random.random())
-
-
-class DrawB(DrawA):
-    """As draw-a.
-
-    Source: test fixture.
-    """
-
-    name = "draw-b"
-
-
 class Plugin:
+    @hookimpl
+    def harness_datasets(self):
+        return [Cached]
+
     @hookimpl
     def harness_methods(self):
         return [Zeroing, Sneaky, WrongType, Exiting, RaisingUnprintable, Spawning]
 
     @hookimpl
     def harness_metrics(self):
-        return [Dividing, DrawA, DrawB]
+        return [Dividing]
 
 
 class InterruptingPlugin:
@@ -223,7 +217,7 @@ def test_a_method_writing_into_the_data_fails_and_the_next_cell_reads_them_intac
 def test_a_write_the_flag_does_not_stop_is_caught_by_the_digest(registry, write_suite):
     results = _results(registry, write_suite, "sneaky")
     assert results["sneaky"].status == "failed"
-    assert "changed the task's data in place" in results["sneaky"].reason
+    assert "changed the task's data in place (data.y)" in results["sneaky"].reason
     assert results["sneaky"].metrics == {}
     honest = _results(registry, write_suite, "mean")["mean"]
     assert results["mean"].status == "ok" and results["mean"].metrics == honest.metrics
@@ -246,6 +240,102 @@ def test_read_only_and_digest_reach_nested_arrays():
     assert data_digest(data) != before
 
 
+def _deep(levels: int, leaf):
+    for _ in range(levels):
+        leaf = {"next": leaf}
+    return leaf
+
+
+def _writes():
+    """(data, a write into it) pairs that a breaker got past the first version (the flag
+    and a digest of arrays in dataclasses and containers to 5 levels)."""
+    import types
+
+    import pandas as pd
+    import scipy.sparse
+    import torch
+
+    class Holder:
+        def __init__(self):
+            self.arr = np.arange(5.0)
+
+    holder, space = Holder(), types.SimpleNamespace(arr=np.arange(5.0))
+    frame, floats = pd.DataFrame({"a": [1.0, 2.0]}), [1.0, 2.0, 3.0]
+    deep, sparse = _deep(8, np.arange(3.0)), scipy.sparse.csr_matrix(np.eye(3))
+    half = torch.ones(4, dtype=torch.bfloat16)
+    boxed = np.empty(1, dtype=object)
+    boxed[0] = [1, 2]
+
+    def write_deep():
+        leaf = deep
+        for _ in range(8):
+            leaf = leaf["next"]
+        leaf.flags.writeable = True
+        leaf[:] = 0
+
+    def write_sparse():
+        sparse.data.flags.writeable = True
+        sparse.data[:] = 0
+
+    def write_holder():
+        holder.arr.flags.writeable = True
+        holder.arr[:] = 0
+
+    return {
+        "plain object": (holder, write_holder),
+        "SimpleNamespace": (space, lambda: setattr(space, "arr", np.zeros(5))),
+        "DataFrame column": (frame, lambda: frame.__setitem__("a", 0.0)),
+        "list of floats": (floats, lambda: floats.__setitem__(0, 0.0)),
+        "8 levels down": (deep, write_deep),
+        "scipy sparse": (sparse, write_sparse),
+        "bfloat16 tensor": (half, lambda: half.mul_(0)),
+        "object array": (boxed, lambda: boxed[0].append(3)),
+    }
+
+
+@pytest.mark.parametrize("case", list(_writes()))
+def test_the_digest_sees_writes_the_flag_cannot_stop(case):
+    data, write = _writes()[case]
+    read_only(data)
+    before = part_hashes(data)
+    assert changed_parts(before, data) == []  # stable when nothing is written
+    write()
+    assert changed_parts(before, data), case
+
+
+class Cached(Dataset):
+    """Hands out one cached object from load, so a cell's write cannot be undone.
+
+    Source: test fixture.
+    """
+
+    name = "cached"
+    task = "toy"
+
+    def load(self, params: Dataset.Params, seed: int) -> Draws:
+        return _cached_draws()
+
+
+@functools.cache
+def _cached_draws() -> Draws:
+    return Draws(np.arange(1.0, 6.0))
+
+
+def test_a_dataset_that_hands_out_a_cached_object_fails_after_a_write_instead_of_serving_it(
+    registry, write_suite
+):
+    """A breaker's case: the write was caught, but the reload returned the same changed
+    object and its digest became the new reference; the next cell was ok on zeros."""
+    text = SUITE.format(first="sneaky", metrics="abs-error").replace("[noise]", "[cached]")
+    cells = load_suite(write_suite(text), registry).cells
+    out = {}
+    LocalExecutor(registry, 1).run(cells, lambda c, r: out.__setitem__(c.method, r))
+    assert out["sneaky"].status == "failed"
+    assert out["mean"].status == "failed"
+    assert "returned data that differ from what it returned before" in out["mean"].reason
+    _cached_draws.cache_clear()
+
+
 def test_a_wrong_output_type_names_the_method_not_the_first_metric(registry, write_suite):
     reason = _results(registry, write_suite, "wrong-type")["wrong-type"].reason
     assert reason == "method 'wrong-type' returned str; the task's output type is numbers.Real"
@@ -254,26 +344,6 @@ def test_a_wrong_output_type_names_the_method_not_the_first_metric(registry, wri
 def test_a_raising_metric_is_named_in_the_reason(registry, write_suite):
     reason = _results(registry, write_suite, "mean", metrics="abs-error, dividing")["mean"].reason
     assert reason == "metric 'dividing' raised ZeroDivisionError: float division by zero"
-
-
-def test_reordering_metrics_keeps_every_cell_identity(registry, write_suite):
-    first = load_suite(
-        write_suite(SUITE.format(first="mean", metrics="abs-error, stats")), registry
-    )
-    again = load_suite(
-        write_suite(SUITE.format(first="mean", metrics="stats, abs-error")), registry
-    )
-    assert [c.cell_hash for c in first.cells] == [c.cell_hash for c in again.cells]
-    assert [m for m, _ in again.cells[0].metrics] == ["stats", "abs-error"]  # tables' order
-    dropped = load_suite(write_suite(SUITE.format(first="mean", metrics="stats")), registry)
-    assert first.cells[0].cell_hash != dropped.cells[0].cell_hash
-
-
-def test_metrics_compute_in_one_order_whatever_the_suite_says(registry, write_suite):
-    a = load_suite(write_suite(SUITE.format(first="mean", metrics="draw-a, draw-b")), registry)
-    b = load_suite(write_suite(SUITE.format(first="mean", metrics="draw-b, draw-a")), registry)
-    assert a.cells[0].metrics_in_compute_order == b.cells[0].metrics_in_compute_order
-    assert execute_cell(a.cells[0], registry).metrics == execute_cell(b.cells[0], registry).metrics
 
 
 def test_a_params_value_without_annotation_is_refused_naming_the_fix():
@@ -333,7 +403,10 @@ def test_check_plugin_names_a_method_that_writes_into_its_data():
     ("method", "reason"),
     [
         ("exiting", "SystemExit: 0 (the cell called sys.exit; raise an exception or harness.Skip)"),
-        ("interrupting", "KeyboardInterrupt: "),
+        (
+            "interrupting",
+            "KeyboardInterrupt (raised by the cell's code: Ctrl-C stops the driver, not a cell)",
+        ),
         ("raising-unprintable", "UnprintableError: <str() of this exception raised ValueError>"),
     ],
 )
@@ -384,8 +457,48 @@ def test_a_timed_out_cell_takes_the_processes_it_started_with_it(registry, write
     cells = load_suite(suite, registry).cells
     LocalExecutor(registry, 1).run(cells, lambda c, r: out.__setitem__(c.method, r))
     assert out["spawning"].status == "timeout"
-    pid = int(pid_file.read_text())
     deadline = time.monotonic() + 5
-    while psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
-        assert time.monotonic() < deadline, f"the cell's subprocess {pid} is still running"
-        time.sleep(0.1)
+    for pid in map(int, pid_file.read_text().split()):
+        while psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
+            assert time.monotonic() < deadline, f"the cell's subprocess {pid} is still running"
+            time.sleep(0.1)
+
+
+def test_an_output_annotation_that_checks_nothing_fails_no_cell(registry, write_suite):
+    """``output: Any`` (copied from the base class) or a Protocol that is not
+    runtime-checkable: isinstance raised TypeError and failed every cell of the task."""
+    import typing
+
+    from harness import runner
+
+    class Predictions(typing.Protocol):  # not runtime_checkable
+        y_pred: typing.Any
+
+    suite = write_suite(SUITE.format(first="mean", metrics="abs-error"))
+    cell = load_suite(suite, registry).cells[0]
+    for annotation in (typing.Any, Predictions):
+        runner._output_types[(id(registry), cell.task)] = annotation
+        try:
+            runner._check_output(cell, registry, object())
+        finally:
+            runner._output_types.clear()
+
+
+def test_params_may_hold_descriptors_and_inherit_a_plain_mixins_constants():
+    """A breaker's cases the unannotated-value check refused: a cached_property, and a
+    constant of a base that is not a dataclass."""
+
+    class Choices:
+        CHOICES = ("x", "y")
+
+    @dataclass
+    class Params(Choices):
+        scale: float = 1.0
+
+        @functools.cached_property
+        def double(self) -> float:
+            return 2 * self.scale
+
+    from harness.components import params_fields
+
+    assert list(params_fields(Params)) == ["scale"]

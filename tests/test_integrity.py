@@ -374,8 +374,17 @@ def test_the_fingerprint_covers_every_package_of_the_plugin_and_ignores_editor_f
     info = site / "harness_two-0.1.0.dist-info"
     info.mkdir(parents=True)
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: harness-two\nVersion: 0.1.0\n")
-    (info / "top_level.txt").write_text("harness_two\ntwo_core\n")
-    for package, text in (("harness_two", "from two_core import OFFSET\n"), ("two_core", "")):
+    (info / "top_level.txt").write_text("harness_two\ntwo_core\nshared_pkg\n")
+    other = site / "sloppy-0.1.0.dist-info"  # another one installs 'shared_pkg' (a 'tests')
+    other.mkdir()
+    (other / "METADATA").write_text("Metadata-Version: 2.1\nName: sloppy\nVersion: 0.1.0\n")
+    (other / "top_level.txt").write_text("shared_pkg\n")
+    packages = (
+        ("harness_two", "from two_core import OFFSET\n"),
+        ("two_core", ""),
+        ("shared_pkg", ""),
+    )
+    for package, text in packages:
         (site / package).mkdir()
         (site / package / "__init__.py").write_text(text + "OFFSET = 0.0\n")
     monkeypatch.syspath_prepend(str(site))
@@ -387,6 +396,8 @@ def test_the_fingerprint_covers_every_package_of_the_plugin_and_ignores_editor_f
             path = site / "harness_two" / stray
             path.parent.mkdir(exist_ok=True)
             path.write_text("scratch")
+        assert registry_module._fingerprint(site / "harness_two") == first
+        (site / "shared_pkg" / "__init__.py").write_text("# another distribution's code\n")
         assert registry_module._fingerprint(site / "harness_two") == first
         (site / "two_core" / "__init__.py").write_text("OFFSET = 1000.0\n")
         assert registry_module._fingerprint(site / "harness_two") != first

@@ -125,3 +125,18 @@ def test_markdown_cells_keep_pipes_and_line_breaks_in_their_column():
     table = pd.DataFrame({"method": ["m(mode=a|b)", "two\nlines"], "score": [1.0, 2.0]})
     lines = _markdown(table.set_index("method")).splitlines()
     assert lines[2] == r"| m(mode=a\|b) | 1 |" and lines[3] == "| two lines | 2 |"
+
+
+@pytest.mark.parametrize(
+    ("options", "said"),
+    [
+        (["--seeds 5,6", "--timeout 5m"], "Cells selected by --seeds 5,6: the cells"),
+        (["--timeout 5m", "--max-cells 10"], None),  # choose no cell: nothing to state
+    ],
+)
+def test_a_report_states_the_options_that_chose_its_cells(tmp_path, registry, options, said):
+    from harness.report import write_report
+
+    write_report(_rows(), registry, None, "t", tmp_path, selection=options)
+    text = (tmp_path / "report.md").read_text()
+    assert (said in text) if said else ("Cells selected" not in text)
