@@ -249,7 +249,6 @@ def params_fields(params_cls: type) -> dict[str, tuple[Any, Any]]:
         }
     if dataclasses.is_dataclass(params_cls):
         hints = typing.get_type_hints(params_cls)
-        _no_unannotated_attributes(params_cls)
         out = {}
         for f in dataclasses.fields(params_cls):
             default = f.default
@@ -260,10 +259,13 @@ def params_fields(params_cls: type) -> dict[str, tuple[Any, Any]]:
     raise TypeError(f"Params must be a dataclass or a pydantic model, got {params_cls!r}")
 
 
-def _no_unannotated_attributes(params_cls: type) -> None:
+def no_unannotated_attributes(params_cls: type) -> None:
     """Raise TypeError for a plain value in a dataclass ``Params`` body without a type
     annotation (``strength = 1.0``): the dataclass takes it as a class constant, not a field,
-    so the param would silently not exist."""
+    so the param would silently not exist. Checked once per component, when the registry is
+    built (:func:`harness.registry.build_registry`), not on every params lookup."""
+    if not dataclasses.is_dataclass(params_cls):
+        return
     fields = {f.name for f in dataclasses.fields(params_cls)}
     for klass in params_cls.__mro__[:-1]:
         if "__dataclass_fields__" not in vars(klass):  # a plain mixin's constants are its own

@@ -29,6 +29,7 @@ from harness.components import (
     Method,
     Metric,
     Report,
+    no_unannotated_attributes,
     params_fields,
 )
 from harness.errors import PluginError, SuiteError
@@ -69,6 +70,10 @@ class Registry:
     sources : dict[str, Path]
         ``{plugin name: its package folder or module file}``: what :meth:`fingerprint`
         hashes.
+    companions : dict[str, list[str]]
+        ``{plugin name: the top-level names its distribution installs}`` (its
+        ``top_level.txt``), for plugins installed with one: :meth:`fingerprint` hashes the
+        other packages among them too.
     """
 
     plugins: dict[str, str] = field(default_factory=dict)
@@ -77,6 +82,7 @@ class Registry:
     )
     sources: dict[str, Path] = field(default_factory=dict)
     broken: dict[str, str] = field(default_factory=dict)
+    companions: dict[str, list[str]] = field(default_factory=dict)
     _fingerprints: dict[str, str] = field(default_factory=dict, repr=False)
 
     def data_type(self, task: str) -> type | None:
@@ -104,7 +110,9 @@ class Registry:
             plugin object defined in ``__main__``, say): such cells resume on params alone.
         """
         if plugin not in self._fingerprints:
-            self._fingerprints[plugin] = _fingerprint(self.sources.get(plugin))
+            self._fingerprints[plugin] = _fingerprint(
+                self.sources.get(plugin), self.companions.get(plugin, ())
+            )
         return self._fingerprints[plugin]
 
     def tasks(self) -> list[str]:
@@ -188,11 +196,11 @@ def _source_of(plugin: object) -> Path | None:
     return path.parent if path.name == "__init__.py" else path
 
 
-def _fingerprint(source: Path | None) -> str:
+def _fingerprint(source: Path | None, companions: Iterable[str] = ()) -> str:
     if source is None or not source.exists():
         return "unknown"
     digest = hashlib.sha256()
-    for root in _code_roots(source):
+    for root in _code_roots(source, companions):
         files = [root] if root.is_file() else sorted(root.rglob("*"))
         for path in files:
             if not path.is_file() or not _is_code_file(path.relative_to(root.parent)):
@@ -223,20 +231,25 @@ def _distribution_packages() -> Mapping[str, list[str]]:
     return packages_distributions()
 
 
-def _code_roots(source: Path) -> list[Path]:
+def _code_roots(source: Path, companions: Iterable[str]) -> list[Path]:
     """The plugin's package (or module) and every other top-level package or module its
     distribution installs beside it (``src/harness_x`` and ``src/x_core``, say), so that an
     edit to any of them changes the fingerprint. A top-level name that other distributions
     install too (a stray ``tests`` package) is left out: its files are not the plugin's
-    alone. Only ``source`` when it belongs to no installed distribution (a test's plugin
-    module)."""
+    alone. Only ``source`` when its distribution installs nothing else (``companions``, the
+    names of its ``top_level.txt``, hold no other name; then no distribution is scanned) or
+    it belongs to none (a test's plugin module)."""
     from importlib.util import find_spec
 
     top = source.stem if source.is_file() else source.name
+    others = set(companions) - {top}
+    if not others:  # the common case, and fast: harness run's start-up pays no scan
+        return [source]
     mine = set(_distribution_packages().get(top, []))
     roots = {source}
-    for name, dists in _distribution_packages().items():
-        if name == top or not mine or not set(dists) <= mine:  # ``tests`` of several: not ours
+    for name in sorted(others):
+        dists = set(_distribution_packages().get(name, []))
+        if not mine or not dists or not dists <= mine:  # ``tests`` of several: not ours
             continue
         try:
             spec = find_spec(name)
@@ -299,8 +312,9 @@ def build_registry(
         pm.set_blocked(name)
     versions: dict[str, str] = {}
     candidates: list[tuple[str, object, str]] = []
+    companions: dict[str, list[str]] = {}
     if entry_points:
-        candidates += _load_entry_points(blocked, fault)
+        candidates += _load_entry_points(blocked, fault, companions)
     for name, plugin in (plugins or {}).items():
         if name not in blocked:
             candidates.append((name, plugin, str(getattr(plugin, "__version__", "0"))))
@@ -325,7 +339,7 @@ def build_registry(
             )
             pm.unregister(err.plugin)
             versions.pop(name, None)
-    registry = Registry(plugins=versions)
+    registry = Registry(plugins=versions, companions=companions)
     for name, plugin, _ in candidates:
         source = _source_of(plugin)
         if source is not None:
@@ -373,7 +387,11 @@ def build_registry(
     return registry
 
 
-def _load_entry_points(blocked: set[str], fault: Any) -> list[tuple[str, object, str]]:
+def _load_entry_points(
+    blocked: set[str], fault: Any, companions: dict[str, list[str]]
+) -> list[tuple[str, object, str]]:
+    """Import every ``harness`` entry point not blocked: ``[(name, module, version)]``;
+    ``companions`` gets each one's distribution's top-level names (``top_level.txt``)."""
     loaded = []
     for ep in entry_points(group=GROUP):
         if ep.name in blocked:
@@ -390,6 +408,11 @@ def _load_entry_points(blocked: set[str], fault: Any) -> list[tuple[str, object,
             )
             continue
         loaded.append((ep.name, module, dist.version if dist is not None else "0"))
+        try:
+            text = dist.read_text("top_level.txt") if dist is not None else None
+        except OSError:
+            text = None
+        companions[ep.name] = (text or "").split()
     return loaded
 
 
@@ -416,6 +439,7 @@ def _add(registry: Registry, kind: str, cls: object, plugin: str, version: str) 
         )
     try:
         params_fields(cls.Params)
+        no_unannotated_attributes(cls.Params)
     except TypeError as err:
         raise PluginError(f"Plugin '{plugin}': {kind} '{name}': {err}.") from err
     for task in cls.tasks():

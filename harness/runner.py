@@ -123,15 +123,20 @@ def execute_cell(cell: Cell, registry: Registry) -> CellResult:
     result = CellResult(cell.cell_hash, "ok", start_ms=int(time.time() * 1000))
     with warnings.catch_warnings(record=True) as caught:  # kept with the cell, not printed
         warnings.simplefilter("always")
-        # torch.as_tensor on the read-only arrays (see read_only) warns once per process
-        warnings.filterwarnings("ignore", message="The given NumPy array is not writable")
         _execute(cell, registry, result)
     counts = Counter(
-        f"{w.category.__name__}: {w.message} ({w.filename}:{w.lineno})" for w in caught
+        f"{w.category.__name__}: {w.message} ({w.filename}:{w.lineno})"
+        for w in caught
+        if not str(w.message).startswith(_OURS)
     )
     result.warnings = [f"{n} x {text}" for text, n in counts.items()]
     result.end_ms = int(time.time() * 1000)
     return result
+
+
+#: torch.as_tensor on the arrays :func:`read_only` marked warns once per process: our doing,
+#: not the cell's, so it is not kept with the cell's warnings.
+_OURS = "The given NumPy array is not writable"
 
 
 def _execute(cell: Cell, registry: Registry, result: CellResult) -> None:
@@ -355,7 +360,7 @@ class DataChangedError(RuntimeError):
 def _check_data_unchanged(cell: Cell, result: CellResult) -> None:
     """Fail the cell if its data changed while it ran (its method or a metric wrote into
     them) and drop the cached data, so the next cell loads them afresh."""
-    if _DataCache.key != cell.data_key:
+    if not _DataCache.hashes or _DataCache.key != cell.data_key:  # nothing it could change
         return
     changed = changed_parts(_DataCache.hashes, _DataCache.data)
     if not changed:

@@ -374,7 +374,8 @@ def test_the_fingerprint_covers_every_package_of_the_plugin_and_ignores_editor_f
     info = site / "harness_two-0.1.0.dist-info"
     info.mkdir(parents=True)
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: harness-two\nVersion: 0.1.0\n")
-    (info / "top_level.txt").write_text("harness_two\ntwo_core\nshared_pkg\n")
+    companions = ["harness_two", "two_core", "shared_pkg"]  # what build_registry reads
+    (info / "top_level.txt").write_text("\n".join(companions))
     other = site / "sloppy-0.1.0.dist-info"  # another one installs 'shared_pkg' (a 'tests')
     other.mkdir()
     (other / "METADATA").write_text("Metadata-Version: 2.1\nName: sloppy\nVersion: 0.1.0\n")
@@ -391,15 +392,15 @@ def test_the_fingerprint_covers_every_package_of_the_plugin_and_ignores_editor_f
     importlib.invalidate_caches()
     registry_module._distribution_packages.cache_clear()  # it read sys.path without site
     try:
-        first = registry_module._fingerprint(site / "harness_two")
+        first = registry_module._fingerprint(site / "harness_two", companions)
         for stray in (".__init__.py.swp", "__init__.py~", ".ipynb_checkpoints/x.py", ".DS_Store"):
             path = site / "harness_two" / stray
             path.parent.mkdir(exist_ok=True)
             path.write_text("scratch")
-        assert registry_module._fingerprint(site / "harness_two") == first
+        assert registry_module._fingerprint(site / "harness_two", companions) == first
         (site / "shared_pkg" / "__init__.py").write_text("# another distribution's code\n")
-        assert registry_module._fingerprint(site / "harness_two") == first
+        assert registry_module._fingerprint(site / "harness_two", companions) == first
         (site / "two_core" / "__init__.py").write_text("OFFSET = 1000.0\n")
-        assert registry_module._fingerprint(site / "harness_two") != first
+        assert registry_module._fingerprint(site / "harness_two", companions) != first
     finally:
         registry_module._distribution_packages.cache_clear()
