@@ -499,6 +499,7 @@ def test_params_may_hold_descriptors_and_inherit_a_plain_mixins_constants():
         def double(self) -> float:
             return 2 * self.scale
 
-    from harness.components import params_fields
+    from harness.components import no_unannotated_attributes, params_fields
 
+    no_unannotated_attributes(Params)  # raised TypeError for both before
     assert list(params_fields(Params)) == ["scale"]
