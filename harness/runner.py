@@ -39,7 +39,6 @@ __all__ = [
     "SuiteOutcome",
     "Terminated",
     "changed_parts",
-    "data_digest",
     "execute_cell",
     "part_hashes",
     "planned_states",
@@ -342,14 +341,11 @@ def part_hashes(obj: Any) -> dict[str, str]:
 def changed_parts(before: Mapping[str, str], obj: Any) -> list[str]:
     """The paths of ``before`` (:func:`part_hashes` taken earlier) whose part is now gone,
     replaced or changed in ``obj``. Parts added since (a cache filled lazily) do not count."""
-    now = part_hashes(obj)
+    return _differ(before, part_hashes(obj)) if before else []
+
+
+def _differ(before: Mapping[str, str], now: Mapping[str, str]) -> list[str]:
     return [path for path, digest in before.items() if now.get(path, "gone") != digest]
-
-
-def data_digest(obj: Any) -> str:
-    """One SHA-1 over :func:`part_hashes` of ``obj``."""
-    text = repr(sorted(part_hashes(obj).items()))
-    return hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()
 
 
 class DataChangedError(RuntimeError):
@@ -390,8 +386,8 @@ def _load(cell: Cell, registry: Registry, result: CellResult) -> Any:
         result.seconds["load"] = time.perf_counter() - tic
         described = {k: str(v) for k, v in dataset(params).describe(data).items()}
         read_only(data)
-        hashes = part_hashes(data)
-        if changed_parts(_DataCache.pristine.get(cell.data_key, {}), data):
+        hashes = part_hashes(data)  # hashed once per load
+        if _differ(_DataCache.pristine.get(cell.data_key, {}), hashes):
             raise DataChangedError(
                 f"dataset '{cell.dataset}' returned data that differ from what it returned"
                 " before an earlier cell changed them in place: its load hands out one cached"
