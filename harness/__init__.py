@@ -3,6 +3,7 @@
 The names a plugin needs::
 
     from harness import hookimpl, Dataset, Method, Metric, Report, Curve, Skip
+    from harness import Claim, Cells, Source, Greater, Less, Within   # paper claims
 
 and ``LazyModule`` to import a heavy package on first use (fast registration).
 """
@@ -13,6 +14,7 @@ from importlib.metadata import PackageNotFoundError, version
 
 import pluggy
 
+from harness.claims import Cells, Claim, Greater, Less, Source, Verdict, Within
 from harness.components import Curve, Dataset, Method, Metric, Report, Skip
 from harness.lazy import LazyModule
 
@@ -25,13 +27,20 @@ except PackageNotFoundError:  # running from a source tree that is not installed
     __version__ = "0+unknown"
 
 __all__ = [
+    "Cells",
+    "Claim",
     "Curve",
     "Dataset",
+    "Greater",
     "LazyModule",
+    "Less",
     "Method",
     "Metric",
     "Report",
     "Skip",
+    "Source",
+    "Verdict",
+    "Within",
     "__version__",
     "hookimpl",
 ]

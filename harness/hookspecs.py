@@ -15,6 +15,7 @@ from collections.abc import Iterable
 
 import pluggy
 
+from harness.claims import Claim
 from harness.components import Dataset, Method, Metric, Report
 
 hookspec = pluggy.HookspecMarker("harness")
@@ -63,4 +64,19 @@ def harness_reports() -> Iterable[type[Report]]:
     build every report of each task the suite ran.
 
     :returns: Report subclasses, not instances.
+    """
+
+
+# -- claims: what the paper says the results show ------------------------------------------
+
+
+@hookspec
+def harness_claims() -> Iterable[type[Claim]]:
+    """Contribute Claim classes: the paper's claims as pre-registered hypotheses.
+
+    Called once when the registry is built. ``harness run`` evaluates, after the tally,
+    every claim some of whose required cells the suite holds; ``harness claims`` does the
+    same from the store or from a ``harness results`` export (docs/design.md, "Claims").
+
+    :returns: :class:`harness.Claim` subclasses, not instances; ``(task, name)`` is unique.
     """

@@ -22,6 +22,7 @@ from typing import Any
 import pluggy
 
 from harness import hookspecs
+from harness.claims import Claim
 from harness.components import (
     RESERVED_METRIC_NAMES,
     Component,
@@ -41,6 +42,7 @@ KINDS: dict[str, type[Component]] = {
     "method": Method,
     "metric": Metric,
     "report": Report,
+    "claim": Claim,
 }
 _HOOK_OF_KIND = {kind: f"harness_{kind}s" for kind in KINDS}
 _NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
