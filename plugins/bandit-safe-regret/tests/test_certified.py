@@ -9,13 +9,13 @@ import math
 
 import numpy as np
 import pytest
-from harness_bandit_safe_regret import efg_fast
-from harness_bandit_safe_regret.datasets import KuhnPoker
-from harness_bandit_safe_regret.methods import PhasedAggressionSequenceForm
-from harness_bandit_safe_regret.sequence_form import (
+from harness_bandit_safe_regret import _efg_fast as efg_fast
+from harness_bandit_safe_regret._sequence_form import (
     SequenceFormPhasedAggression,
     simulate_sequence_form,
 )
+from harness_bandit_safe_regret.datasets import KuhnPoker
+from harness_bandit_safe_regret.methods import PhasedAggressionSequenceForm
 
 BEST_RESPONSE_GAIN = 1 / 6  # payoff units per round against always-bet/call, both seats
 

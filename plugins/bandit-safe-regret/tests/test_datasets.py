@@ -3,8 +3,8 @@
 import nashpy
 import numpy as np
 import pytest
-from harness_bandit_safe_regret import games
-from harness_bandit_safe_regret.data import Game, GameData, Seat
+from harness_bandit_safe_regret import _games as games
+from harness_bandit_safe_regret._data import Game, GameData, Seat
 from harness_bandit_safe_regret.datasets import (
     KuhnPoker,
     MatchingPennies,

@@ -1,7 +1,7 @@
 """Leduc poker (OpenSpiel's rules): its sequence form and game value (issue 16, point 4)."""
 
 import pytest
-from harness_bandit_safe_regret.leduc import leduc_sequence_form, leduc_value
+from harness_bandit_safe_regret._leduc import leduc_sequence_form, leduc_value
 
 # OpenSpiel reports player 1's value of leduc_poker as about -0.0856 chips (quoted in
 # issue 16). The LP gives -0.0856064240780 with suits told apart and by rank only.

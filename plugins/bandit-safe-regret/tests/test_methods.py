@@ -4,9 +4,10 @@ import dataclasses
 
 import numpy as np
 import pytest
-from harness_bandit_safe_regret.agents import PhasedAggression
+from harness_bandit_safe_regret._agents import PhasedAggression
+from harness_bandit_safe_regret._learners import Exp3, TsallisInf, exp3_estimate
+from harness_bandit_safe_regret._simulate import simulate
 from harness_bandit_safe_regret.datasets import KuhnPoker, RockPaperScissors
-from harness_bandit_safe_regret.learners import Exp3, TsallisInf, exp3_estimate
 from harness_bandit_safe_regret.methods import (
     AbProd,
     Exp3IxMethod,
@@ -17,7 +18,6 @@ from harness_bandit_safe_regret.methods import (
     PhasedAggressionFull,
     TsallisInfMethod,
 )
-from harness_bandit_safe_regret.simulate import simulate
 
 ALL_METHODS = [
     PhasedAggressionBandit,

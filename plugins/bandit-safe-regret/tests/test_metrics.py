@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from harness_bandit_safe_regret.data import PlayOutput
+from harness_bandit_safe_regret._data import PlayOutput
 from harness_bandit_safe_regret.datasets import RockPaperScissors
 from harness_bandit_safe_regret.methods import Exp3Method
 from harness_bandit_safe_regret.metrics import (

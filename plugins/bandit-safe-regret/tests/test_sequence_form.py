@@ -4,16 +4,17 @@ the same check rejects it, so that the check is shown able to fail."""
 
 import numpy as np
 import pytest
-from harness_bandit_safe_regret import extensive, games
+from harness_bandit_safe_regret import _extensive as extensive
+from harness_bandit_safe_regret import _games as games
+from harness_bandit_safe_regret._sequence_form import (
+    Ixomd,
+    SequenceFormPhasedAggression,
+    simulate_sequence_form,
+)
 from harness_bandit_safe_regret.datasets import KuhnPoker
 from harness_bandit_safe_regret.methods import (
     PhasedAggressionSequenceForm,
     SequenceFormIxomd,
-)
-from harness_bandit_safe_regret.sequence_form import (
-    Ixomd,
-    SequenceFormPhasedAggression,
-    simulate_sequence_form,
 )
 
 from harness import Skip

@@ -50,18 +50,17 @@ Example (a method that plays EXP3 with twice the default learning rate)::
 
 from __future__ import annotations
 
-from harness import Method, Skip
-from harness_bandit_safe_regret.agents import ABProd, Comparator, PhasedAggression
-from harness_bandit_safe_regret.data import Game, GameData, PlayOutput, Seat, seat_rounds
-from harness_bandit_safe_regret.efg_fast import FastConfig, simulate_batch
-from harness_bandit_safe_regret.extensive import ExtensiveSeat, KuhnSequenceForm, Treeplex
-from harness_bandit_safe_regret.learners import Exp3, TsallisInf, exp3_estimate, make_learner
-from harness_bandit_safe_regret.sequence_form import (
+from harness_bandit_safe_regret._agents import ABProd, Comparator, PhasedAggression
+from harness_bandit_safe_regret._data import Game, GameData, PlayOutput, Seat, seat_rounds
+from harness_bandit_safe_regret._efg_fast import FastConfig, simulate_batch
+from harness_bandit_safe_regret._extensive import ExtensiveSeat, KuhnSequenceForm, Treeplex
+from harness_bandit_safe_regret._learners import Exp3, TsallisInf, exp3_estimate, make_learner
+from harness_bandit_safe_regret._sequence_form import (
     Ixomd,
     SequenceFormPhasedAggression,
     simulate_sequence_form,
 )
-from harness_bandit_safe_regret.simulate import simulate
+from harness_bandit_safe_regret._simulate import simulate
 
 __all__ = [
     "ABProd",
@@ -73,12 +72,10 @@ __all__ = [
     "GameData",
     "Ixomd",
     "KuhnSequenceForm",
-    "Method",
     "PhasedAggression",
     "PlayOutput",
     "Seat",
     "SequenceFormPhasedAggression",
-    "Skip",
     "Treeplex",
     "TsallisInf",
     "exp3_estimate",

@@ -11,8 +11,8 @@ from typing import ClassVar, Literal
 import numpy as np
 
 from harness import Dataset
-from harness_bandit_safe_regret import games
-from harness_bandit_safe_regret.data import Game, GameData, Opponent, Seat
+from harness_bandit_safe_regret import _games as games
+from harness_bandit_safe_regret._data import Game, GameData, Opponent, Seat
 
 __all__ = [
     "KuhnPoker",
@@ -337,7 +337,7 @@ class KuhnPoker(Dataset):
         """Both seats of Kuhn poker with their minimax comparators and the opponent."""
         from dataclasses import replace
 
-        from harness_bandit_safe_regret.extensive import kuhn_sequence_form, normal_form_image
+        from harness_bandit_safe_regret._extensive import kuhn_sequence_form, normal_form_image
 
         payoffs, p1, p2 = games.kuhn_seat_payoffs()
         seats = [

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 from harness import Method, Skip
-from harness_bandit_safe_regret.agents import ABProd, Comparator, PhasedAggression
-from harness_bandit_safe_regret.data import GameData, PlayOutput
-from harness_bandit_safe_regret.simulate import simulate
+from harness_bandit_safe_regret._agents import ABProd, Comparator, PhasedAggression
+from harness_bandit_safe_regret._data import GameData, PlayOutput
+from harness_bandit_safe_regret._simulate import simulate
 
 __all__ = [
     "AbProd",
@@ -290,7 +290,7 @@ class PhasedAggressionSequenceForm(Method):
     reconstructed in docs/papers/bandit-safe-regret.md §2.3; Kozuno et al., NeurIPS 2021
     (IXOMD learner with own-reach importance weights). The certified phase test and the
     budget guard are this benchmark's additions, derived in
-    :mod:`harness_bandit_safe_regret.efg_fast` (not in the paper notes).
+    :mod:`harness_bandit_safe_regret._efg_fast` (not in the paper notes).
 
     Parameters
     ----------
@@ -346,8 +346,8 @@ class PhasedAggressionSequenceForm(Method):
     def run(self, data: GameData, params: SequenceFormParams, seed: int) -> PlayOutput:
         import dataclasses
 
-        from harness_bandit_safe_regret.efg_fast import simulate_batch
-        from harness_bandit_safe_regret.sequence_form import SequenceFormPhasedAggression
+        from harness_bandit_safe_regret._efg_fast import simulate_batch
+        from harness_bandit_safe_regret._sequence_form import SequenceFormPhasedAggression
 
         extensive = _sequence_form_data(data, self.name)
         agent = SequenceFormPhasedAggression(
@@ -392,8 +392,8 @@ class SequenceFormIxomd(Method):
     task = TASK
 
     def run(self, data: GameData, params, seed: int) -> PlayOutput:
-        from harness_bandit_safe_regret.efg_fast import simulate_batch
-        from harness_bandit_safe_regret.sequence_form import SequenceFormPhasedAggression
+        from harness_bandit_safe_regret._efg_fast import simulate_batch
+        from harness_bandit_safe_regret._sequence_form import SequenceFormPhasedAggression
 
         extensive = _sequence_form_data(data, self.name)
         agent = SequenceFormPhasedAggression(extensive.seats, data.T, phased=False)

@@ -12,7 +12,7 @@ from typing import Literal
 import numpy as np
 
 from harness import Curve, Metric
-from harness_bandit_safe_regret.data import GameData, PlayOutput
+from harness_bandit_safe_regret._data import GameData, PlayOutput
 
 __all__ = [
     "CumulativePayoff",

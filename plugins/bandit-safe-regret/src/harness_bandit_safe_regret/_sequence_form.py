@@ -19,8 +19,8 @@ import math
 
 import numpy as np
 
-from harness_bandit_safe_regret.data import GameData, PlayOutput
-from harness_bandit_safe_regret.extensive import ExtensiveSeat, Treeplex, normal_form_image
+from harness_bandit_safe_regret._data import GameData, PlayOutput
+from harness_bandit_safe_regret._extensive import ExtensiveSeat, Treeplex, normal_form_image
 
 __all__ = ["Ixomd", "SequenceFormPhasedAggression", "simulate_sequence_form"]
 
@@ -178,13 +178,13 @@ class SequenceFormPhasedAggression:
         test : {"paper", "freedman"}, default="paper"
             The phase test (the paper's, or the certified one of :mod:`efg_fast`).
         confidence, variance_scale, guard : float
-            See :class:`harness_bandit_safe_regret.efg_fast.FastConfig`.
+            See :class:`harness_bandit_safe_regret._efg_fast.FastConfig`.
 
         Returns
         -------
         FastConfig
         """
-        from harness_bandit_safe_regret.efg_fast import FastConfig
+        from harness_bandit_safe_regret._efg_fast import FastConfig
 
         return FastConfig(
             alpha0=float(self.alpha),

@@ -8,7 +8,7 @@ benchmark's design, derived below; it is *not* in the reconstructed paper notes.
 
 The kernel plays one seed; :func:`simulate_batch` runs several seeds (about 1-2 µs per round
 per seed once compiled, against about 45 µs per round for the pure-Python reference
-:func:`harness_bandit_safe_regret.sequence_form.simulate_sequence_form`). Both consume the
+:func:`harness_bandit_safe_regret._sequence_form.simulate_sequence_form`). Both consume the
 same random streams (``numpy.random.default_rng(seed)``: deals per seat, Alice's uniforms per
 information set, the opponent's uniforms), so for ``test="paper"`` the kernel reproduces the
 reference exactly against the ``fixed`` and ``minimax`` opponents (tests).
@@ -150,7 +150,7 @@ def seat_arrays(data) -> dict[str, np.ndarray]:
         reach q_y(s) of every terminal sequence s for each opponent pure plan y),
         plan_cols (Alice's pure plans, transposed), n_plans, nash_cdf, fixed_b, n_opp, n_deals.
     """
-    from harness_bandit_safe_regret.extensive import normal_form_image
+    from harness_bandit_safe_regret._extensive import normal_form_image
 
     seats = data.extensive.seats
     n = len(seats)
@@ -517,7 +517,7 @@ def simulate_batch(data, config: FastConfig, seeds, arrays: dict | None = None) 
     Returns
     -------
     list of PlayOutput
-        One per seed, as :func:`harness_bandit_safe_regret.sequence_form.simulate_sequence_form`
+        One per seed, as :func:`harness_bandit_safe_regret._sequence_form.simulate_sequence_form`
         returns (``alpha`` is alpha_k after round t's update).
 
     Raises
@@ -525,7 +525,7 @@ def simulate_batch(data, config: FastConfig, seeds, arrays: dict | None = None) 
     ValueError
         On another opponent or an unknown test.
     """
-    from harness_bandit_safe_regret.sequence_form import _sequence_form_values
+    from harness_bandit_safe_regret._sequence_form import _sequence_form_values
 
     modes = {"best-response": OPP_BEST_RESPONSE, "fixed": OPP_FIXED, "minimax": OPP_MINIMAX}
     if data.opponent not in modes:

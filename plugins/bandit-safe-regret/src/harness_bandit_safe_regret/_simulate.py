@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness_bandit_safe_regret.data import GameData, PlayOutput
-from harness_bandit_safe_regret.opponents import make_opponent, sample
+from harness_bandit_safe_regret._data import GameData, PlayOutput
+from harness_bandit_safe_regret._opponents import make_opponent, sample
 
 __all__ = ["simulate"]
 
@@ -27,7 +27,7 @@ def simulate(data: GameData, agent, seed: int) -> PlayOutput:
         Game, comparator, opponent and horizon.
     agent : object
         Has ``play(seat) -> p``, ``observe(seat, a, payoff, b)``, ``alpha`` and
-        ``switches`` (see :mod:`harness_bandit_safe_regret.agents`).
+        ``switches`` (see :mod:`harness_bandit_safe_regret._agents`).
     seed : int
         Seeds Alice's and Bob's sampling and chance.
 

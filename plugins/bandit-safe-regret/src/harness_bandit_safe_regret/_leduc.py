@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from harness_bandit_safe_regret.extensive import Treeplex, sequence_form_lp
+from harness_bandit_safe_regret._extensive import Treeplex, sequence_form_lp
 
 __all__ = ["LeducSequenceForm", "leduc_sequence_form", "leduc_value"]
 

@@ -17,7 +17,7 @@ from itertools import accumulate
 
 import numpy as np
 
-from harness_bandit_safe_regret.data import GameData, seat_rounds
+from harness_bandit_safe_regret._data import GameData, seat_rounds
 
 __all__ = ["make_opponent", "sample"]
 

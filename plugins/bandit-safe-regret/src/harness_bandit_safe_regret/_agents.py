@@ -18,8 +18,8 @@ import math
 
 import numpy as np
 
-from harness_bandit_safe_regret.data import GameData, seat_rounds
-from harness_bandit_safe_regret.learners import exp3_estimate, make_learner
+from harness_bandit_safe_regret._data import GameData, seat_rounds
+from harness_bandit_safe_regret._learners import exp3_estimate, make_learner
 
 __all__ = ["ABProd", "Comparator", "PhasedAggression"]
 

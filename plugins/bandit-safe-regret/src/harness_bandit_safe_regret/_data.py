@@ -127,7 +127,7 @@ class GameData:
     comparator_epsilon : float
         Weight of the uniform strategy mixed into the minimax comparator, in [0, 1).
     extensive : object or None
-        The game's sequence form (:class:`harness_bandit_safe_regret.extensive.KuhnSequenceForm`)
+        The game's sequence form (:class:`harness_bandit_safe_regret._extensive.KuhnSequenceForm`)
         for extensive-form games, ``None`` for matrix games.
     """
 
