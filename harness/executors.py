@@ -32,8 +32,8 @@ from collections.abc import Callable, Iterable
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
+from harness.cell import CellResult, execute_cell
 from harness.registry import Registry
-from harness.runner import CellResult, execute_cell
 from harness.suite import Cell
 
 __all__ = ["DaskExecutor", "InProcessExecutor", "LocalExecutor", "auto_jobs", "make_executor"]
@@ -489,10 +489,10 @@ class InProcessExecutor:
 
     def run(self, cells: Iterable[Cell], on_result: OnResult) -> None:
         """Same contract as :meth:`LocalExecutor.run`."""
-        from harness import runner
+        from harness import cell as cell_module
 
         hook = _post_mortem if self.pdb else None
-        previous, runner.on_cell_error = getattr(runner, "on_cell_error", None), hook
+        previous, cell_module.on_cell_error = cell_module.on_cell_error, hook
         try:
             with _writer(on_result) as writer:
                 for cell in route(cells):
@@ -500,7 +500,7 @@ class InProcessExecutor:
                         break
                     writer.put(cell, self._one(cell))
         finally:
-            runner.on_cell_error = previous
+            cell_module.on_cell_error = previous
 
     def _one(self, cell: Cell) -> CellResult:
         alarm = cell.timeout and threading.current_thread() is threading.main_thread()

@@ -22,7 +22,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
-import math
 import re
 import typing
 from collections.abc import Callable, Iterator
@@ -30,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from harness.cell import MetricValueError, NonFiniteMetricError, metric_values
 from harness.components import (
     Component,
     Curve,
@@ -40,8 +40,8 @@ from harness.components import (
     params_fields,
     validate_params,
 )
+from harness.isolation import READ_ONLY_HINT, changed_parts, part_hashes, read_only
 from harness.registry import KINDS, Registry, build_registry
-from harness.runner import READ_ONLY_HINT, changed_parts, part_hashes, read_only
 
 __all__ = ["CHECKS", "check_results", "iter_checks", "parametrize_with_checks", "run_checks"]
 
@@ -226,35 +226,25 @@ def check_compute_returns_valid_value(cls: type[Component], registry: Registry) 
                         f"metric '{cls.name}' [compute-on-every-output]: compute failed on"
                         f" {where}: {type(err).__name__}: {err}"
                     ) from err
-                _assert_metric_value(f"metric '{cls.name}'", value, where)
+                _assert_metric_value(cls.name, value, where)
                 computed += 1
     if not computed:
         raise Skip(f"metric '{cls.name}' skipped every (dataset, method) pair at test_params")
 
 
 def _assert_metric_value(name: str, value: Any, where: str = "") -> None:
-    on = f" on {where}" if where else ""
-    rule = "[finite-metric]"
-    if isinstance(value, Curve):
-        assert np.all(np.isfinite(value.values)), (
-            f"{name} {rule}: returned a Curve with non-finite values{on}"
-        )
-    elif isinstance(value, dict):
-        assert value, f"{name} [metric-value]: returned an empty dict{on}"
-        for key, v in value.items():
-            assert isinstance(key, str), f"{name} [metric-value]: non-string key {key!r}{on}"
-            assert isinstance(v, int | float | np.floating | np.integer) and math.isfinite(v), (
-                f"{name} {rule}: [{key!r}] = {v!r} is not a finite number{on} (raise Skip"
-                " where the metric does not apply)"
-            )
-    else:
-        assert isinstance(value, int | float | np.floating | np.integer), (
-            f"{name} [metric-value]: returned {type(value).__name__}{on}; expected float, dict"
-            " or Curve"
-        )
-        assert math.isfinite(value), (
-            f"{name} {rule}: returned {value!r}{on} (raise Skip where the metric does not apply)"
-        )
+    """The check ``harness run`` makes (:func:`harness.cell.metric_values`), as an
+    AssertionError tagged [finite-metric] (NaN, inf) or [metric-value] (no number)."""
+    try:
+        metric_values(name, value)
+    except NonFiniteMetricError as err:
+        raise AssertionError(
+            f"[finite-metric]: {err} on {where} (raise Skip where the metric does not apply)"
+        ) from None
+    except MetricValueError as err:
+        raise AssertionError(
+            f"[metric-value]: {err} on {where}; expected a real number, a dict of them or a Curve"
+        ) from None
 
 
 def check_results(task: str, registry: Registry, seeds: tuple[int, ...] = (0, 1)) -> tuple:

@@ -40,7 +40,7 @@ from harness.sqlite_direct import DirectSqlite, RunRow, UnsupportedWriteError, f
 if TYPE_CHECKING:  # pandas loads when results are read (start-up of harness ui, server)
     import pandas as pd
 
-    from harness.runner import CellResult
+    from harness.cell import CellResult
     from harness.suite import Cell, Suite
 
 __all__ = [

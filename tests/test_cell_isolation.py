@@ -15,15 +15,11 @@ import toy_plugin
 from toy_plugin import Draws
 
 from harness import Dataset, Method, Metric, hookimpl
+from harness.cell import execute_cell
 from harness.errors import PluginError
+from harness.executors import LocalExecutor
+from harness.isolation import changed_parts, part_hashes, read_only
 from harness.registry import build_registry
-from harness.runner import (
-    LocalExecutor,
-    changed_parts,
-    execute_cell,
-    part_hashes,
-    read_only,
-)
 from harness.suite import load_suite
 from harness.testing import run_checks
 
@@ -463,24 +459,20 @@ def test_a_timed_out_cell_takes_the_processes_it_started_with_it(registry, write
             time.sleep(0.1)
 
 
-def test_an_output_annotation_that_checks_nothing_fails_no_cell(registry, write_suite):
+def test_an_output_annotation_that_checks_nothing_fails_no_cell():
     """``output: Any`` (copied from the base class) or a Protocol that is not
     runtime-checkable: isinstance raised TypeError and failed every cell of the task."""
     import typing
 
-    from harness import runner
+    from harness.cell import WrongOutputError, check_output
 
     class Predictions(typing.Protocol):  # not runtime_checkable
         y_pred: typing.Any
 
-    suite = write_suite(SUITE.format(first="mean", metrics="abs-error"))
-    cell = load_suite(suite, registry).cells[0]
     for annotation in (typing.Any, Predictions):
-        runner._output_types[(id(registry), cell.task)] = annotation
-        try:
-            runner._check_output(cell, registry, object())
-        finally:
-            runner._output_types.clear()
+        check_output("mean", object(), annotation)
+    with pytest.raises(WrongOutputError, match="method 'mean' returned object"):
+        check_output("mean", object(), float)  # the same call does check a real type
 
 
 def test_params_may_hold_descriptors_and_inherit_a_plain_mixins_constants():

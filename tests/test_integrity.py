@@ -19,10 +19,12 @@ import numpy as np
 import pytest
 from fake_plugins import install_fake_plugin
 
+from harness.cell import execute_cell
 from harness.components import Curve
 from harness.errors import StoreError
+from harness.executors import LocalExecutor
 from harness.report import summary_table
-from harness.runner import LocalExecutor, execute_cell, planned_states, run_suite
+from harness.runner import planned_states, run_suite
 from harness.suite import load_suite
 from harness.tracking import Tracker
 
@@ -236,10 +238,50 @@ def test_a_non_finite_metric_fails_the_cell(registry, write_suite, value, shape,
 )
 def test_a_metric_value_that_is_no_number_fails(value, reason):
     """A string (which float() would take) or an empty dict is no metric value."""
-    from harness.runner import CellResult, NonFiniteMetricError, _store
+    from harness.cell import MetricValueError, metric_values
 
-    with pytest.raises(NonFiniteMetricError, match=re.escape(reason)):
-        _store(CellResult(cell_hash="h", status="ok"), "m", value)
+    with pytest.raises(MetricValueError, match=re.escape(reason)):
+        metric_values("m", value)
+
+
+def test_run_and_check_plugin_take_the_same_metric_values():
+    """A 0-d NumPy array or a torch scalar is a number to ``harness run`` and to
+    ``check-plugin`` alike (check-plugin refused what run logged); NaN fails both."""
+    import torch
+    import toy_plugin
+
+    from harness import Metric, hookimpl
+    from harness.cell import NonFiniteMetricError, metric_values
+    from harness.registry import build_registry
+    from harness.testing import run_checks
+
+    values = {"zero-d": np.array(0.5), "torch-scalar": torch.tensor(0.5), "nan": np.nan}
+
+    def metric(name: str) -> type[Metric]:
+        def compute(self, data: toy_plugin.Draws, output: float) -> float:
+            return values[name]
+
+        doc = "A fixed value.\n\nSource: test fixture."
+        return type(
+            name, (Metric,), {"name": name, "task": "toy", "compute": compute, "__doc__": doc}
+        )
+
+    class Plugin:
+        @hookimpl
+        def harness_metrics(self):
+            return [metric(name) for name in values]
+
+    registry = build_registry({"toy": toy_plugin, "values": Plugin()}, entry_points=False)
+    outcomes = {
+        check.split("-check_")[0]: (outcome, message)
+        for check, outcome, message in run_checks("values", registry)
+        if check.endswith("check_compute_returns_valid_value")
+    }
+    assert outcomes["zero-d"][0] == outcomes["torch-scalar"][0] == "passed", outcomes
+    assert outcomes["nan"][0] == "failed" and "[finite-metric]" in outcomes["nan"][1]
+    assert metric_values("m", values["zero-d"]) == metric_values("m", values["torch-scalar"])
+    with pytest.raises(NonFiniteMetricError):
+        metric_values("m", values["nan"])
 
 
 def test_a_curve_whose_steps_do_not_increase_is_refused():

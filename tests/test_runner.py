@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from harness.runner import LocalExecutor, execute_cell
+from harness.cell import execute_cell
+from harness.executors import LocalExecutor
 from harness.suite import load_suite
 
 SUITE = """
@@ -88,7 +89,7 @@ def test_every_cell_gets_exactly_one_result(registry, write_suite, n_jobs):
 
 
 def test_dask_executor_gives_the_same_metrics_as_local(registry, write_suite):
-    from harness.runner import DaskExecutor
+    from harness.executors import DaskExecutor
 
     cells = _cells(registry, write_suite)[:4]
     local = _run(registry, cells, 1)
@@ -98,7 +99,7 @@ def test_dask_executor_gives_the_same_metrics_as_local(registry, write_suite):
 
 
 def test_dask_executor_records_timeout(registry, write_suite):
-    from harness.runner import DaskExecutor
+    from harness.executors import DaskExecutor
 
     extra = "{name: sleepy, params: {seconds: 30}}"
     cells = [c for c in _cells(registry, write_suite, extra, "1s") if c.method == "sleepy"][:1]
@@ -127,12 +128,12 @@ def test_ctrl_c_while_logging_a_cell_waits_for_the_cell(monkeypatch):
     import os
     import signal
 
-    from harness.runner import _sigint_deferred
+    from harness.runner import signals_deferred
 
     # a shell that starts pytest in the background gives it SIGINT ignored: start from Python's
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     finished = []
-    with pytest.raises(KeyboardInterrupt), _sigint_deferred():
+    with pytest.raises(KeyboardInterrupt), signals_deferred():
         os.kill(os.getpid(), signal.SIGINT)
         finished.append("logged")  # still runs: the interrupt waits for the block's end
     assert finished == ["logged"]

@@ -8,8 +8,9 @@ import mlflow
 import numpy as np
 import pytest
 
+from harness.cell import CellResult
 from harness.components import Curve
-from harness.runner import CellResult, LocalExecutor
+from harness.executors import LocalExecutor
 from harness.suite import load_suite
 from harness.tracking import CURVE_POINTS, Tracker
 
