@@ -29,6 +29,7 @@ test: install lint  ## the whole test suite (core and plugins); pytest's "no tes
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 
 format: install
 	$(BIN)/ruff format .
