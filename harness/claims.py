@@ -469,3 +469,110 @@ def verdicts_markdown(verdicts: Sequence[Verdict]) -> str:
     lines += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |"
               for row in table_rows(verdicts)]  # fmt: skip
     return "\n".join(lines) + f"\n\n{count_line(verdicts)}\n"
+
+
+# -- the claims of a suite, and results read back from an export ---------------------------
+
+
+def registered(registry: Any) -> list[type[Claim]]:
+    """Every claim class of the registry, once each, in plugin order."""
+    return list(dict.fromkeys(entry.cls for entry in registry.entries["claim"].values()))
+
+
+def suite_claims(
+    registry: Any, cells: Sequence[Any], names: Sequence[str] = ()
+) -> list[type[Claim]]:
+    """The claims some of whose required cells are among ``cells``, or the claims ``names``.
+
+    :raises SuiteError: a name no installed plugin's claim has (listing the known ones).
+    """
+    from harness.errors import SuiteError
+
+    every = registered(registry)
+    if not names:
+        return claims_for_cells(every, cells)
+    by_name = {cls.name: cls for cls in every}
+    unknown = [n for n in names if n not in by_name]
+    if unknown:
+        known = ", ".join(sorted(by_name)) or "(none)"
+        raise SuiteError(f"Unknown claim {', '.join(map(repr, unknown))}. Known: {known}.")
+    return [by_name[n] for n in names]
+
+
+def cells_of(claims: Sequence[type[Claim]], cells: Sequence[Any]) -> list[Any]:
+    """The cells of ``cells`` (a suite's) that ``claims`` require (``harness run --claim``)."""
+    return [
+        cell
+        for cell in cells
+        if any(
+            need.matches_cell(cell)
+            for cls in claims
+            if cell.task in cls.tasks()
+            for need in cls.requires
+        )
+    ]
+
+
+def read_results(path: str | Any) -> pd.DataFrame:
+    """A ``harness results`` export (``.parquet``, ``.csv`` or ``.json``) as a table.
+
+    :raises SuiteError: the file is missing, of another format, or not such an export.
+    """
+    import json
+    from pathlib import Path
+
+    import pandas as pd
+
+    from harness.errors import SuiteError
+
+    file = Path(path)
+    if not file.is_file():
+        raise SuiteError(f"--results {file}: no such file (make one with 'harness results').")
+    try:
+        if file.suffix == ".parquet":
+            frame = pd.read_parquet(file)
+        elif file.suffix == ".csv":
+            frame = pd.read_csv(file, dtype={"seed": "Int64"})
+        elif file.suffix == ".json":
+            frame = pd.DataFrame(json.loads(file.read_text())["rows"])
+        else:
+            raise SuiteError(f"--results {file}: expected .parquet, .csv or .json.")
+    except SuiteError:
+        raise
+    except Exception as err:
+        raise SuiteError(f"--results {file} cannot be read: {type(err).__name__}: {err}") from None
+    needed = {"task", "dataset", "method", "seed", "status"}
+    if not needed <= set(frame.columns):
+        missing = ", ".join(sorted(needed - set(frame.columns)))
+        raise SuiteError(f"--results {file} is not a 'harness results' export (no {missing}).")
+    for column in [c for c in frame.columns if c.startswith(("dataset.", "method."))]:
+        frame[column] = frame[column].map(lambda v: v if v is None else str(v))
+    return frame
+
+
+def check_results(frame: pd.DataFrame, registry: Any, cells: Sequence[Any], where: str) -> None:
+    """Refuse results from another suite or plugin version, naming the mismatch.
+
+    :raises SuiteError: a (task, dataset, method) of ``frame`` that the suite has no cell
+        for, or a ``plugin_version`` other than the installed plugin's.
+    """
+    from harness.errors import SuiteError
+
+    have = {(c.task, c.dataset, c.method) for c in cells}
+    rows = frame[["task", "dataset", "method"]].drop_duplicates().itertuples(index=False)
+    stray = [tuple(r) for r in rows if tuple(r) not in have]
+    if stray:
+        shown = "; ".join("/".join(map(str, s)) for s in stray[:3])
+        raise SuiteError(
+            f"{where} holds results of cells the suite does not have ({shown}"
+            f"{' ...' if len(stray) > 3 else ''}): it comes from another suite."
+        )
+    if {"plugin", "plugin_version"} <= set(frame.columns):
+        pairs = frame[["plugin", "plugin_version"]].drop_duplicates().itertuples(index=False)
+        for plugin, version in pairs:
+            installed = registry.plugins.get(plugin)
+            if installed is not None and str(version) != str(installed):
+                raise SuiteError(
+                    f"{where} was made with {plugin} {version}; {installed} is installed."
+                    " Re-run the suite and export its results again."
+                )

@@ -2,6 +2,7 @@
 
 Exit codes: 0 every cell ok or skipped; 1 some cells failed or timed out; 2 bad input
 (suite, arguments, unknown plugin or component), with nothing written to the store;
+3 with --strict-claims, a claim not reproduced or uninformative (every cell ok);
 130 interrupted (Ctrl-C), 143 terminated (SIGTERM), every finished cell kept.
 """
 
@@ -15,6 +16,7 @@ import tempfile
 import time
 import typing
 from collections import Counter
+from enum import IntEnum
 from pathlib import Path
 from typing import Any
 
@@ -37,8 +39,20 @@ from harness.errors import HarnessError, PluginError, StoreError, SuiteError
 console = Console(highlight=False, width=None if sys.stdout.isatty() else 200)
 err_console = Console(stderr=True, highlight=False)
 
-EXIT_OK, EXIT_CELLS_FAILED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
-EXIT_TERMINATED = 143  # 128 + SIGTERM, as shells report a process ended by it
+
+class ExitCode(IntEnum):
+    """What ``harness`` exits with: one meaning each, mapped from errors in :func:`main`."""
+
+    OK = 0
+    FAILED = 1  # cells failed or timed out, check-plugin failed, the UI or server failed
+    BAD_INPUT = 2  # a bad suite, option, plugin or store: nothing was run
+    CLAIMS_FAILED = 3  # --strict-claims: a claim not reproduced or uninformative
+    INTERRUPTED = 130  # Ctrl-C
+    TERMINATED = 143  # 128 + SIGTERM, as shells report a process ended by it
+
+
+# The names the run and claims commands still use (to be replaced by ExitCode there).
+EXIT_CELLS_FAILED, EXIT_CLAIMS_FAILED = ExitCode.FAILED, ExitCode.CLAIMS_FAILED
 
 
 def main() -> None:
@@ -51,16 +65,16 @@ def main() -> None:
         terminated = isinstance(err, Terminated) or isinstance(err.__context__, Terminated)
         what = "Terminated (SIGTERM)" if terminated else "Interrupted"
         err_console.print(f"[yellow]{what}: finished cells are kept in the store.[/]")
-        sys.exit(EXIT_TERMINATED if terminated else EXIT_INTERRUPTED)
+        sys.exit(ExitCode.TERMINATED if terminated else ExitCode.INTERRUPTED)
     except click.ClickException as err:
         err.show()
-        sys.exit(EXIT_BAD_INPUT)
+        sys.exit(ExitCode.BAD_INPUT)
     except (SuiteError, PluginError) as err:
         err_console.print(f"[bold red]error:[/] {escape(str(err))}", soft_wrap=True)
-        sys.exit(EXIT_BAD_INPUT)
+        sys.exit(ExitCode.BAD_INPUT)
     except HarnessError as err:
         err_console.print(f"[bold red]error:[/] {escape(str(err))}", soft_wrap=True)
-        sys.exit(EXIT_CELLS_FAILED)
+        sys.exit(ExitCode.FAILED)
     except PermissionError as err:  # the driver's own files (a cell's errors stay in the cell)
         where = err.filename or "a file"
         err_console.print(
@@ -69,7 +83,7 @@ def main() -> None:
             " finished cells are kept in the store.",
             soft_wrap=True,
         )
-        sys.exit(EXIT_BAD_INPUT)
+        sys.exit(ExitCode.BAD_INPUT)
     except Exception as err:
         from harness.tracking import connection_lost
 
@@ -84,7 +98,7 @@ def main() -> None:
             " MLFLOW_HTTP_REQUEST_MAX_RETRIES and MLFLOW_HTTP_REQUEST_TIMEOUT set how long.",
             soft_wrap=True,
         )
-        sys.exit(EXIT_BAD_INPUT)
+        sys.exit(ExitCode.BAD_INPUT)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -326,6 +340,18 @@ class _Jobs(click.ParamType):
     type=click.Path(),
     help="Folder for the report written at the end (one subfolder per suite).",
 )
+@click.option(
+    "--claim",
+    "claim_names",
+    multiple=True,
+    metavar="NAME",
+    help="Run only the cells this claim needs (repeatable); see 'harness list'.",
+)
+@click.option(
+    "--strict-claims",
+    is_flag=True,
+    help="Exit 3 when a claim is not reproduced or uninformative (a paper's CI).",
+)
 @_suite_options
 def run(
     suite: str,
@@ -339,10 +365,15 @@ def run(
     dry_run: bool,
     fail_fast: bool,
     report_dir: str,
+    claim_names: tuple[str, ...],
+    strict_claims: bool,
     **shape: Any,
 ) -> None:
-    """Run every cell of SUITE with a progress bar, then summarise and write the report."""
+    """Run every cell of SUITE with a progress bar, then summarise, give a verdict per claim
+    the suite touches and write the report."""
     registry, spec = _suite(suite, _overrides(shape))
+    if claim_names:
+        spec = _claim_cells(registry, spec, claim_names)
     if dry_run:
         _dry_run(spec, tracking_uri, force)
         return
@@ -411,9 +442,89 @@ def run(
         finally:
             ticker.stop()
     elapsed = time.perf_counter() - tic
-    _summarise(tracker, registry, spec, outcome, Path(report_dir), elapsed)
+    verdicts = _summarise(tracker, registry, spec, outcome, Path(report_dir), elapsed, claim_names)
     if outcome.problems:
         sys.exit(EXIT_CELLS_FAILED)
+    if strict_claims and _claims_fail(verdicts):
+        sys.exit(EXIT_CLAIMS_FAILED)
+
+
+def _claim_cells(registry: Any, spec: Any, names: tuple[str, ...]) -> Any:
+    """``spec`` with only the cells the claims ``names`` need (``--claim``)."""
+    import dataclasses
+
+    from harness.claims import cells_of, suite_claims
+
+    cells = cells_of(suite_claims(registry, spec.cells, names), spec.cells)
+    if not cells:
+        raise SuiteError(
+            f"Suite '{spec.name}' has no cell that claim {', '.join(names)} needs; its"
+            " requirements are in 'harness claims SUITE --format json'."
+        )
+    return dataclasses.replace(spec, cells=cells)
+
+
+def _claims_fail(verdicts: list[Any]) -> bool:
+    """Whether ``--strict-claims`` fails: a claim not reproduced or uninformative."""
+    from harness.claims import Status
+
+    return any(v.status in (Status.NOT_REPRODUCED, Status.UNINFORMATIVE) for v in verdicts)
+
+
+def _verdicts(registry: Any, spec: Any, results: Any, names: tuple[str, ...] = ()) -> list[Any]:
+    """Evaluate the claims ``spec`` touches (or ``names``) on ``results``."""
+    from harness.claims import evaluate_claims, suite_claims
+    from harness.report import tidy_results
+
+    claims = suite_claims(registry, spec.cells, names)
+    if not claims:
+        return []
+    return evaluate_claims(claims, tidy_results(results) if not results.empty else results)
+
+
+_VERDICT_STYLE = {
+    "reproduced": "green",
+    "not-reproduced": "red",
+    "inconclusive": "yellow",
+    "uninformative": "magenta",
+    "not-run": "dim",
+    "error": "bold red",
+}
+
+
+def _print_verdicts(verdicts: list[Any], fmt: str = "table") -> None:
+    """The verdict table (one line per claim), its notes and the count line."""
+    import json
+
+    from harness.claims import HEADER, count_line, table_rows, verdicts_markdown
+
+    if fmt == "json":
+        click.echo(json.dumps([v.as_dict() for v in verdicts], indent=1))
+        return
+    if fmt == "markdown":
+        click.echo(verdicts_markdown(verdicts), nl=False)
+        return
+    table = Table(title="Claims: verdict per claim (docs/design.md 'Claims')", title_justify="left")
+    for name in HEADER:
+        table.add_column(name, overflow="fold")
+    for row in table_rows(verdicts):
+        style = _VERDICT_STYLE.get(row[2], "")
+        table.add_row(*_plain(*row[:2]), f"[{style}]{escape(row[2])}[/]", *_plain(*row[3:]))
+    console.print(table)
+    for v in verdicts:
+        if v.reason:
+            first = v.reason.strip().splitlines()[-1 if v.status == "error" else 0]
+            console.print(f"  {escape(v.claim)}: {escape(first)}", soft_wrap=True)
+        for method, placed in v.added.items():
+            where = placed.get("reason") or (
+                f"{placed['estimate']:.3g} [{placed['low']:.3g}, {placed['high']:.3g}]"
+            )
+            console.print(
+                f"  {escape(v.claim)} with {escape(method)} in {escape(str(v.subject))}'s"
+                f" place: {escape(placed['status'])} {escape(where)}",
+                soft_wrap=True,
+            )
+    console.print(f"[bold]{escape(count_line(verdicts))}[/]")
 
 
 PROGRESS_EVERY_S = float(os.environ.get("HARNESS_PROGRESS_EVERY_S", "15"))
@@ -490,7 +601,9 @@ def _summarise(
     outcome: Any,
     report_dir: Path,
     elapsed: float,
-) -> None:
+    claim_names: tuple[str, ...] = (),
+) -> list[Any]:
+    """Print the tables, write the report, print the tally and the verdicts; return them."""
     from harness.report import (
         problem_lines,
         shared_settings,
@@ -517,13 +630,18 @@ def _summarise(
         for line in problem_lines(rows, registry, link):
             colour = "yellow" if line.startswith(("skipped", "metric")) else "red"
             console.print(f"  [{colour}]{escape(line)}[/]", soft_wrap=True)
+    verdicts = _verdicts(registry, spec, results, claim_names)
     if not results.empty:
         out = report_dir / safe_name(spec.name)
         selection = spec.expanded.get("overrides", [])
-        for problem in write_report(results, registry, tracker, spec.name, out, link, selection):
+        written = write_report(
+            results, registry, tracker, spec.name, out, link, selection, verdicts
+        )
+        for problem in written:
             console.print(f"[red]{escape(problem)}[/]")
         for _, parent in outcome.experiments.values():
             tracker.log_folder(parent, out, "report")
+            tracker.set_tags(parent, {f"claim.{v.claim}": str(v.status) for v in verdicts})
         console.print(f"Report: {escape(str(out))}/report.html")
     if not tracker.uri.startswith(("http://", "https://")):
         console.print(f"Open the UI with: harness ui --tracking-uri '{escape(tracker.uri)}', then")
@@ -532,6 +650,9 @@ def _summarise(
     not_run = len(spec.cells) - len(results)  # --fail-fast stopped before them
     also = f", {not_run:,} not run" if not_run > 0 else ""
     console.print(f"[bold]{tally(results)}{also} in {_duration(elapsed)}[/]")
+    if verdicts:
+        _print_verdicts(verdicts)
+    return verdicts
 
 
 def _duration(seconds: float) -> str:
@@ -617,6 +738,59 @@ def results(suite: str, fmt: str, out: str | None, tracking_uri: str | None, **s
     if out is not None:
         err_console.print(f"{len(table)} cells of {escape(spec.name)} -> {escape(str(out))}")
     _warn_missing(spec, len(table), suite, "export")
+
+
+@cli.command()
+@click.argument("suite", type=click.Path(dir_okay=False))
+@click.option(
+    "--results",
+    "results_file",
+    default=None,
+    type=click.Path(dir_okay=False),
+    help="Evaluate from this 'harness results' export (parquet, csv, json), not the store.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "markdown", "json"]),
+    default="table",
+    show_default=True,
+)
+@click.option("--claim", "claim_names", multiple=True, metavar="NAME", help="Only this claim.")
+@click.option("--strict-claims", is_flag=True, help="Exit 3 when a claim is not reproduced.")
+@click.option("--tracking-uri", default=None, help="MLflow tracking URI.")
+@_suite_options
+def claims(
+    suite: str,
+    results_file: str | None,
+    fmt: str,
+    claim_names: tuple[str, ...],
+    strict_claims: bool,
+    tracking_uri: str | None,
+    **shape: Any,
+) -> None:
+    """Give the verdict of every claim SUITE touches, from the store (runs nothing) or from
+    a 'harness results' export (--results, no store needed). The options that shaped the
+    run (--seeds, --add-method, ...) select the same cells.
+
+    Example: harness claims suites/all.yaml --format markdown
+    """
+    from harness.claims import check_results, read_results
+
+    registry, spec = _suite(suite, _overrides(shape))
+    if results_file is not None:
+        results = read_results(results_file)
+        check_results(results, registry, spec.cells, f"--results {results_file}")
+        verdicts = _verdicts(registry, spec, results, claim_names)
+    else:
+        rows = _existing_store(tracking_uri).suite_results(spec)
+        verdicts = _verdicts(registry, spec, rows, claim_names)
+    if not verdicts:
+        err_console.print(f"No installed plugin's claim needs a cell of '{escape(spec.name)}'.")
+        return
+    _print_verdicts(verdicts, fmt)
+    if strict_claims and _claims_fail(verdicts):
+        sys.exit(EXIT_CLAIMS_FAILED)
 
 
 def _warn_missing(spec: Any, found: int, suite: str, what: str) -> None:
@@ -943,7 +1117,7 @@ def ui(tracking_uri: str | None, port: int, host: str, workers: int) -> None:
         code = process.serve_until_stopped()
     err_console.print("MLflow UI stopped." if code == 0 else f"The MLflow UI exited with {code}.")
     if code:
-        sys.exit(EXIT_CELLS_FAILED)
+        sys.exit(ExitCode.FAILED)
 
 
 def _local(host: str) -> str:
@@ -1004,7 +1178,9 @@ def server(
         import importlib.util
 
         if importlib.util.find_spec("flask_wtf") is None:
-            raise StoreError("--basic-auth needs Flask-WTF: pip install 'mlflow[auth]'")
+            from harness.errors import missing_dependency
+
+            raise StoreError(missing_dependency("--basic-auth", "Flask-WTF", "'mlflow[auth]'"))
     if port_in_use(host, port):
         raise StoreError(f"Port {port} on {host} is in use: pass --port.")
     folder = Path(artifacts).resolve()
@@ -1036,7 +1212,7 @@ def server(
         code = process.serve_until_stopped()
     err_console.print("Tracking server stopped." if code == 0 else f"mlflow exited with {code}.")
     if code:
-        sys.exit(EXIT_CELLS_FAILED)
+        sys.exit(ExitCode.FAILED)
 
 
 # -- plugin authors -----------------------------------------------------------------------------
@@ -1096,4 +1272,4 @@ def check_plugin(name: str) -> None:
     failed = sum(outcome == "failed" for _, outcome, _ in results)
     console.print(f"{len(results) - failed} passed or skipped, {failed} failed")
     if failed:
-        sys.exit(EXIT_CELLS_FAILED)
+        sys.exit(ExitCode.FAILED)

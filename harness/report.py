@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import html
+import json
 import logging
 import math
 import os
@@ -20,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from harness.claims import HEADER, Verdict, count_line, table_rows, verdicts_markdown
 from harness.components import RESULT_COLUMNS, Curve, Skip, params_fields
 from harness.lazy import LazyModule
 from harness.registry import Registry
@@ -572,6 +574,23 @@ def _anchor(*parts: str) -> str:
     return "-".join("".join(ch if ch.isalnum() else "-" for ch in p) for p in parts)
 
 
+def _verdicts_html(verdicts: Sequence[Verdict]) -> str:
+    """The verdict table in HTML, with each reason (an error's traceback) folded below."""
+    rows = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>"
+        for row in table_rows(verdicts)
+    )
+    header = "".join(f"<th>{html.escape(h)}</th>" for h in HEADER)
+    notes = "".join(
+        f"<details><summary>{html.escape(v.claim)}: {html.escape(str(v.status))}</summary>"
+        f"<pre>{html.escape(v.reason)}</pre></details>"
+        for v in verdicts
+        if v.reason
+    )
+    count = html.escape(count_line(verdicts))
+    return f"<h2>Claims</h2><table><tr>{header}</tr>{rows}</table><p>{count}</p>{notes}"
+
+
 def write_report(
     results: pd.DataFrame,
     registry: Registry,
@@ -580,8 +599,12 @@ def write_report(
     out: Path,
     link: Callable[[str, str], str] | None = None,
     selection: Sequence[str] = (),
+    verdicts: Sequence[Verdict] = (),
 ) -> list[str]:
     """Write the report folder of one suite and return the problems met (report errors).
+
+    With ``verdicts`` (:func:`harness.claims.evaluate_claims`), both files open with the
+    verdict table, an error's traceback follows it, and ``claims.json`` holds them all.
 
     ``report.html`` opens with a table of contents and, per task, a short summary: the
     cell tally and the best method per dataset and metric by the metric's direction, ties
@@ -618,6 +641,12 @@ def write_report(
         )
         md += [chosen, ""]
         head.append(f"<p><b>{html.escape(chosen)}</b></p>")
+    if verdicts:
+        md += ["## Claims", "", verdicts_markdown(verdicts)]
+        md += [f"- `{v.claim}` {v.status}: {v.reason.strip()}" for v in verdicts if v.reason]
+        md.append("")
+        head.append(_verdicts_html(verdicts))
+        (out / "claims.json").write_text(json.dumps([v.as_dict() for v in verdicts], indent=1))
     summaries: list[str] = ["<h2>Summary per task</h2>"]
     toc: list[str] = []
     body: list[str] = []

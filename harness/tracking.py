@@ -934,6 +934,14 @@ class Tracker:
         except Exception:  # no such artifact (MLflow raises its own types)
             return None
 
+    def set_tags(self, run_id: str, tags: Mapping[str, str]) -> None:
+        """Set tags on a run (a suite's parent run: its claims' verdicts)."""
+        for key, value in tags.items():
+            if self.direct is not None:
+                self.direct.set_tag(run_id, key, value)
+            else:
+                self.client.set_tag(run_id, key, value)
+
     def log_folder(self, run_id: str, folder: Path, artifact_path: str) -> None:
         """Attach a local folder to a run (the report): copied in place for a local
         artifact store (as MLflow's local artifact repository does), else uploaded by

@@ -9,7 +9,20 @@ from typing import Literal
 
 import numpy as np
 
-from harness import Curve, Dataset, Method, Metric, Skip, hookimpl
+from harness import (
+    Cells,
+    Claim,
+    Curve,
+    Dataset,
+    Greater,
+    Method,
+    Metric,
+    Skip,
+    Source,
+    Within,
+    hookimpl,
+    stats,
+)
 
 
 @dataclass(frozen=True)
@@ -226,6 +239,128 @@ class Other(Metric):
 
     def compute(self, data: object, output: object) -> float:
         return 0.0
+
+
+# -- claims: one of each verdict on the suite tests/test_claims.py runs (noise n=40 only) ----
+
+CLAIM_DATA = {"n": 40}
+TOY_SOURCE = Source("Toy fixture of harness's tests", "", "no paper")
+
+
+def _abs_error(results, shift: float, kind: str = "plain"):
+    """``abs-error`` per seed of ``mean(shift, kind)``, sorted by seed."""
+    rows = results[
+        results["method.shift"].astype(float).eq(shift) & results["method.kind"].eq(kind)
+    ]
+    return rows.sort_values("seed")["abs-error"].to_numpy()
+
+
+def _shuffled_methods(results):
+    """The negative control: method params shuffled across the cells of each seed (within
+    a seed the cells are exchangeable under the null that the method does not matter)."""
+    rng = np.random.default_rng(0)
+    out = results.copy()
+    for _, index in out.groupby("seed").groups.items():
+        order = rng.permutation(len(index))
+        for column in ("method.shift", "method.kind"):
+            out.loc[index, column] = out.loc[index, column].to_numpy()[order]
+    return out
+
+
+class ShiftCostsAccuracy(Claim):
+    """A shifted mean has a larger absolute error than the plain mean (reproduced).
+
+    Source: test fixture.
+    """
+
+    name = "shift-raises-error"
+    task = "toy"
+    source = TOY_SOURCE
+    statement = "mean(shift=1) has a larger abs-error than mean(shift=0), paired over seeds."
+    requires = (
+        Cells("noise", ("mean",), CLAIM_DATA, {"shift": [0.0, 1.0], "kind": "plain"}, min_seeds=5),
+    )
+    hypothesis = Greater(0.0)
+    control_description = "shift shuffled across the cells of each seed"
+    subject = "mean"
+
+    def statistic(self, results):
+        return stats.paired_difference(_abs_error(results, 1.0), _abs_error(results, 0.0))
+
+    def control(self, results):
+        return _shuffled_methods(results)
+
+
+class ShiftGainsAccuracy(ShiftCostsAccuracy):
+    """The reverse of :class:`ShiftCostsAccuracy` (not reproduced).
+
+    Source: test fixture.
+    """
+
+    name = "shift-lowers-error"
+    statement = "mean(shift=0) has a larger abs-error than mean(shift=1) (it does not)."
+
+    def statistic(self, results):
+        return stats.paired_difference(_abs_error(results, 0.0), _abs_error(results, 1.0))
+
+
+class NoisyMatchesPlain(ShiftCostsAccuracy):
+    """Noisy and plain means have equal abs-error within 0.01 (too few seeds: inconclusive).
+
+    Source: test fixture.
+    """
+
+    name = "noisy-matches-plain"
+    statement = "mean(kind=noisy) has the abs-error of mean(kind=plain) within 0.01."
+    requires = (Cells("noise", ("mean",), CLAIM_DATA, {"shift": 0.0}, min_seeds=5),)
+    hypothesis = Within(0.0, 0.01)
+
+    def statistic(self, results):
+        noisy, plain = _abs_error(results, 0.0, "noisy"), _abs_error(results, 0.0)
+        return stats.paired_difference(noisy, plain)
+
+
+class ErrorIsNonNegative(ShiftCostsAccuracy):
+    """A claim nothing can fail: absolute errors are non-negative (uninformative).
+
+    Source: test fixture.
+    """
+
+    name = "error-is-non-negative"
+    statement = "More than half of the cells have a non-negative abs-error."
+    hypothesis = Greater(0.5)
+
+    def statistic(self, results):
+        errors = results["abs-error"].to_numpy()
+        return stats.binomial_rate(int((errors >= 0).sum()), errors.size)
+
+
+class NeedsFragile(ShiftCostsAccuracy):
+    """Needs cells of 'fragile' the claims suite does not have (not run).
+
+    Source: test fixture.
+    """
+
+    name = "needs-fragile"
+    requires = (*ShiftCostsAccuracy.requires, Cells("noise", ("fragile",), CLAIM_DATA))
+
+
+class BrokenClaim(ShiftCostsAccuracy):
+    """Reads a metric no cell logs (error).
+
+    Source: test fixture.
+    """
+
+    name = "broken-claim"
+
+    def statistic(self, results):
+        return stats.one_sample(results["no-such-metric"])
+
+
+@hookimpl
+def harness_claims():
+    return [ShiftCostsAccuracy, ShiftGainsAccuracy, NoisyMatchesPlain, ErrorIsNonNegative,
+            NeedsFragile, BrokenClaim]  # fmt: skip
 
 
 @hookimpl

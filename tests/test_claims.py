@@ -1,0 +1,227 @@
+"""Claims end to end: every verdict status produced for real by the toy plugin's claims
+(tests/toy_plugin.py), from the store, from an export, with --claim and --strict-claims."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from test_cli import harness
+
+from harness.claims import Cells, Claim, Greater, Source, Status, evaluate_claims
+from harness.stats import paired_difference
+
+CLAIMS_SUITE = """
+name: toy-claims
+seeds: [0, 1, 2, 3, 4, 5]
+runs:
+  - task: toy
+    datasets: [{name: noise, params: {n: 40}}]
+    methods:
+      - {name: mean, grid: {shift: [0.0, 1.0]}}
+      - {name: mean, params: {kind: noisy}}
+    metrics: [abs-error]
+"""
+
+EXPECTED = {
+    "shift-raises-error": "reproduced",
+    "shift-lowers-error": "not-reproduced",
+    "noisy-matches-plain": "inconclusive",
+    "error-is-non-negative": "uninformative",
+    "needs-fragile": "not-run",
+    "broken-claim": "error",
+}
+
+
+@pytest.fixture(scope="module")
+def ran(tmp_path_factory):
+    """The claims suite run once into a fresh store: ``(env, suite path, store, folder, out)``."""
+    from fake_plugins import toy_environment
+
+    folder = tmp_path_factory.mktemp("claims")
+    env = toy_environment(folder / "site")
+    path = folder / "suite.yaml"
+    path.write_text(CLAIMS_SUITE)
+    store = f"sqlite:///{folder}/mlflow.db"
+    out = harness(env, "run", str(path), "-j", "0", "--tracking-uri", store, cwd=folder)
+    return env, str(path), store, folder, out
+
+
+def test_run_ends_with_a_verdict_per_claim_and_every_status(ran):
+    _, _, _, folder, out = ran
+    assert out.returncode == 0, out.stderr
+    tail = out.stdout[out.stdout.index("Claims: verdict per claim") :]
+    for claim, status in EXPECTED.items():
+        line = next(line for line in tail.splitlines() if f" {claim} " in line)
+        assert status in line, line
+    assert "1 reproduced, 1 not reproduced, 1 inconclusive, 1 uninformative, 1 not run" in tail
+    assert "needs-fragile: missing cells: noise(n=40) x fragile" in tail
+    assert "KeyError" in tail  # the broken claim's last traceback line
+    report = (folder / "reports" / "toy-claims" / "report.md").read_text()
+    assert report.index("## Claims") < report.index("## toy")
+    saved = json.loads((folder / "reports" / "toy-claims" / "claims.json").read_text())
+    assert {v["claim"]: v["status"] for v in saved} == EXPECTED
+    assert "Traceback" in (folder / "reports" / "toy-claims" / "report.html").read_text()
+
+
+def test_claims_tags_on_the_parent_run(ran):
+    import mlflow
+
+    _, _, store, _, _ = ran
+    client = mlflow.MlflowClient(store)
+    experiment = client.get_experiment_by_name("toy-claims")
+    parents = client.search_runs([experiment.experiment_id], "tags.`harness.kind` = 'suite'")
+    assert parents[0].data.tags["claim.shift-raises-error"] == "reproduced"
+
+
+def test_claims_from_the_store_and_from_an_export_agree(ran):
+    env, path, store, folder, _ = ran
+    stored = harness(env, "claims", path, "--tracking-uri", store, "--format", "json", cwd=folder)
+    assert stored.returncode == 0, stored.stderr
+    verdicts = json.loads(stored.stdout)
+    assert {v["claim"]: v["status"] for v in verdicts} == EXPECTED
+    export = folder / "toy.parquet"
+    made = harness(env, "results", path, "--tracking-uri", store, "--format", "parquet",
+                   "--out", str(export), cwd=folder)  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    from_file = harness(env, "claims", path, "--results", str(export), "--format", "markdown")
+    from_store = harness(env, "claims", path, "--tracking-uri", store, "--format", "markdown")
+    assert from_file.returncode == 0, from_file.stderr
+    assert from_file.stdout == from_store.stdout
+    assert from_file.stdout.startswith("| paper | claim | verdict |")
+
+
+def test_strict_claims_exits_3_and_without_it_verdicts_do_not_change_the_exit(ran):
+    env, path, store, folder, _ = ran
+    strict = harness(env, "claims", path, "--tracking-uri", store, "--strict-claims")
+    assert strict.returncode == 3
+    one = harness(env, "claims", path, "--tracking-uri", store, "--strict-claims",
+                  "--claim", "shift-raises-error")  # fmt: skip
+    assert one.returncode == 0, one.stdout + one.stderr
+    rerun = harness(env, "run", path, "--tracking-uri", store, "--strict-claims", cwd=folder)
+    assert rerun.returncode == 3 and "0 to run" in rerun.stdout
+
+
+def test_run_claim_runs_only_the_cells_the_claim_needs(ran, tmp_path):
+    env, path, _, _, _ = ran
+    store = f"sqlite:///{tmp_path}/mlflow.db"
+    out = harness(env, "run", path, "--claim", "shift-raises-error", "-j", "0",
+                  "--tracking-uri", store, cwd=tmp_path)  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert "12 cells, 0 already finished, 12 to run" in out.stdout  # not the 6 noisy cells
+    assert "1 reproduced" in out.stdout
+    unknown = harness(env, "run", path, "--claim", "no-such-claim", "--tracking-uri", store)
+    assert unknown.returncode == 2 and "Unknown claim 'no-such-claim'" in unknown.stderr
+
+
+def test_a_results_file_of_another_suite_or_version_is_refused(ran, tmp_path):
+    env, path, store, _, _ = ran
+    export = tmp_path / "toy.csv"
+    harness(env, "results", path, "--tracking-uri", store, "--out", str(export))
+    rows = pd.read_csv(export)
+    rows.assign(dataset="other-data").to_csv(tmp_path / "other.csv", index=False)
+    other = harness(env, "claims", path, "--results", str(tmp_path / "other.csv"))
+    assert other.returncode == 2 and "another suite" in other.stderr
+    rows.assign(plugin_version="9.9").to_csv(tmp_path / "old.csv", index=False)
+    old = harness(env, "claims", path, "--results", str(tmp_path / "old.csv"))
+    assert old.returncode == 2 and "made with toy 9.9" in old.stderr
+    missing = harness(env, "claims", path, "--results", str(tmp_path / "none.parquet"))
+    assert missing.returncode == 2 and "no such file" in missing.stderr
+
+
+# -- the verdict rules, on tables made by hand ------------------------------------------
+
+
+def _table(effect: float, seeds: int = 8, noise: float = 0.1, method: str = "new"):
+    rng = np.random.default_rng(1)
+    rows = []
+    for seed in range(seeds):
+        base = rng.normal(0, 1)
+        for name, shift in (("old", 0.0), (method, effect)):
+            value = base + shift + rng.normal(0, noise)
+            rows.append({"task": "t", "dataset": "d", "method": name, "seed": seed,
+                         "status": "ok", "score": value, "run_id": f"{name}{seed}"})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+class NewBeatsOld(Claim):
+    """'new' scores higher than 'old', paired over seeds.
+
+    Source: test fixture.
+    """
+
+    name = "new-beats-old"
+    task = "t"
+    source = Source("fixture")
+    statement = "new scores above old."
+    requires = (Cells("d", ("new", "old")),)
+    hypothesis = Greater(0.0)
+    control_description = "method labels shuffled within each seed"
+    subject = "new"
+
+    def statistic(self, results):
+        wide = results.pivot_table(index="seed", columns="method", values="score")
+        return paired_difference(wide["new"], wide["old"])
+
+    def control(self, results):
+        rng = np.random.default_rng(0)
+        out = results.copy()
+        for _, index in out.groupby("seed").groups.items():
+            out.loc[index, "method"] = rng.permutation(out.loc[index, "method"].to_numpy())
+        return out
+
+
+def test_a_real_effect_is_reproduced_and_noise_in_its_place_is_not():
+    (real,) = evaluate_claims([NewBeatsOld], _table(1.0))
+    assert real.status == Status.REPRODUCED and real.control["status"] != "reproduced"
+    (noise,) = evaluate_claims([NewBeatsOld], _table(0.0))
+    assert noise.status == Status.INCONCLUSIVE  # not detected: never "not reproduced"
+    assert noise.estimate.mde > 0  # with the smallest effect this n detects
+
+
+def test_a_claim_its_control_also_passes_is_uninformative():
+    class Trivial(NewBeatsOld):
+        name = "trivial"
+
+        def control(self, results):
+            return results  # a "control" that changes nothing: the claim proves nothing
+
+    (verdict,) = evaluate_claims([Trivial], _table(1.0))
+    assert verdict.status == Status.UNINFORMATIVE
+
+
+def test_holm_turns_a_marginal_claim_inconclusive_among_many():
+    from harness.stats import Estimate
+
+    class Marginal(NewBeatsOld):
+        name = "marginal"
+
+        def statistic(self, results):
+            return Estimate(0.5, 0.01, 1.0, 0.02, 8, 0.4, "given")
+
+        def control(self, results):
+            return results.iloc[:0]
+
+        def _control(self, rows):
+            return {"status": Status.INCONCLUSIVE, "description": "", "estimate": None}
+
+    alone = evaluate_claims([Marginal], _table(1.0))
+    assert alone[0].status == Status.REPRODUCED and alone[0].p_adjusted == pytest.approx(0.02)
+    many = evaluate_claims([Marginal] * 5, _table(1.0))
+    assert all(v.status == Status.INCONCLUSIVE for v in many)
+    assert many[0].p_adjusted == pytest.approx(0.1) and many[0].estimate.p_value == 0.02
+
+
+def test_an_added_method_is_placed_in_the_subjects_place():
+    table = pd.concat([_table(1.0), _table(-1.0, method="mine").query("method == 'mine'")])
+    (verdict,) = evaluate_claims([NewBeatsOld], table)
+    assert verdict.status == Status.REPRODUCED
+    assert verdict.added["mine"]["status"] == "not-reproduced"
+    assert verdict.added["mine"]["estimate"] == pytest.approx(-1.0, abs=0.2)
+
+
+def test_too_few_seeds_is_not_run_naming_the_cells():
+    (verdict,) = evaluate_claims([NewBeatsOld], _table(1.0, seeds=1))
+    assert verdict.status == Status.NOT_RUN and "d x new: 1 of 2 seeds" in verdict.reason
