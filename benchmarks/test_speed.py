@@ -254,3 +254,73 @@ def test_dataset_loads_once_per_data_key(benchmark, probe, suite_file, new_store
     loads = _once(benchmark, measure)
     record("Dataset.load calls, 1 dataset x 2 methods x 8 seeds", f"{loads} (-j 1, -j 2)", "8")
     assert loads == [8, 8]
+
+
+def _results_frame(configurations: int, seeds: int = 1):
+    """A results table of ``configurations`` (dataset, method) configurations, as
+    ``Tracker.results`` gives it: string params, two metrics, one failed cell in 20."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    rows = []
+    for c in range(configurations):
+        for seed in range(seeds):
+            failed = rng.random() < 0.05
+            rows.append(
+                {
+                    "task": "probe",
+                    "dataset": "numbers",
+                    "method": f"noop-{c % 5}",
+                    "seed": str(seed),
+                    "status": "failed" if failed else "ok",
+                    "reason": "boom" if failed else None,
+                    "dataset.n": str(c // 5),
+                    "method.shift": str(c % 5),
+                    "cell_hash": f"h{c}-{seed}",
+                    "run_id": f"r{c}-{seed}",
+                    "artifact_uri": "file:///nowhere",
+                    "experiment_id": "1",
+                    "value": np.nan if failed else rng.normal(),
+                    "other": np.nan if failed else rng.normal(),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def test_report_cost_is_linear_in_configurations(benchmark, full, probe, tmp_path):
+    """The report (tables, best methods, Markdown and HTML) of 100, 1,000 and 10,000
+    configurations, results already loaded: per-configuration cost flat within 2x."""
+    from harness.report import write_report
+
+    sizes = (100, 1000, 10000) if full else (10, 40, 100)
+    frames = {n: _results_frame(n) for n in sizes}
+
+    write_report(_results_frame(5), probe, None, "warm-up", tmp_path / "warm-up")  # imports
+
+    def measure():
+        seconds = {}
+        for n, frame in frames.items():
+            tic = time.perf_counter()
+            write_report(frame, probe, None, f"report-{n}", tmp_path / str(n))
+            seconds[n] = time.perf_counter() - tic
+        return seconds
+
+    seconds = _once(benchmark, measure)
+    per = {n: seconds[n] / n * 1000 for n in sizes}
+    record(
+        f"report of {'/'.join(f'{n:,}' for n in sizes)} configurations",
+        " / ".join(f"{seconds[n]:.2f} s" for n in sizes),
+        "<= 1.0 s at 1,000, <= 5 s at 10,000",
+    )
+    record(
+        "report cost per configuration",
+        " / ".join(f"{per[n]:.2f} ms" for n in sizes)
+        + f" ({max(per.values()) / min(per.values()):.1f}x)",
+        "flat within 2x",
+    )
+    if full:
+        assert seconds[1000] <= 1.0 and seconds[10000] <= 5.0
+        # at 100 configurations pandas' fixed cost per call (tens of ms) dominates: the
+        # goal is checked where the work per configuration does
+        assert per[1000] / per[10000] <= 2.0

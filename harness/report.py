@@ -91,23 +91,17 @@ def _labels(
     component) tell configurations apart.
     """
     labels = results[kind].astype(str).copy()
-    for name, group in results.groupby(kind):
+    for name, group in results.groupby(kind, sort=False):
         cols = [
             c
             for c in _param_columns(group, kind, str(name), registry)
             if all_params or group[c].nunique() > 1
         ]
         if cols:
-            text = (
-                group[cols]
-                .astype(str)
-                .apply(
-                    lambda row, cols=cols: ", ".join(
-                        f"{c.split('.', 1)[1]}={row[c]}" for c in cols
-                    ),
-                    axis=1,
-                )
-            )
+            parts = [f"{c.split('.', 1)[1]}=" + group[c].astype(str) for c in cols]
+            text = parts[0]
+            for part in parts[1:]:
+                text = text + ", " + part
             labels.loc[group.index] = f"{name}(" + text + ")"
     return labels
 
@@ -210,51 +204,75 @@ def summary_stats(results: pd.DataFrame, registry: Registry | None = None) -> pd
     """Numbers behind the summary table, one row per (dataset, method, metric), one truth
     per cell (see :func:`summary_table`).
 
+    Vectorised: a handful of group-bys over the whole frame, so the cost grows linearly
+    with the number of cells, not with cells times configurations.
+
     :param results: rows of one task, in suite order (:meth:`Tracker.results`).
-    :returns: columns ``task, dataset, method, metric, higher_is_better, n, n_failed, mean,
-        std_error, ci_low, ci_high`` (95% Student-t interval over the ok seeds, one value
-        per seed: a configuration in two runs of a suite is not counted twice), in suite
-        order; empty when no configuration has an ok or failed cell.
+    :returns: columns ``task, dataset, method, metric, higher_is_better, n, n_ok, n_failed,
+        n_timeout, mean, std_error, ci_low, ci_high`` (95% Student-t interval over the ok
+        seeds, one value per seed: a configuration in two runs of a suite is not counted
+        twice), in suite order; empty when no configuration has an ok or failed cell.
     """
     if results.empty:
         return pd.DataFrame()
+    keys = ["_dataset", "_method"]
     frame = results.assign(
         _dataset=_labels(results, "dataset", registry),
         _method=_labels(results, "method", registry) + _metric_params_label(results),
     )
     task = str(results["task"].iloc[0])
     metrics = [m for m in metric_columns(results) if results[m].notna().any()]
-    rows = []
-    for (dataset, method), group in frame.groupby(["_dataset", "_method"], sort=False):
-        ok = group[group["status"] == "ok"]
-        # A seed failed only where no cell of it is ok (one configuration can be in two runs
-        # of a suite with other metric lists: two cells per seed, counted once)
-        bad = group[group["status"].isin(["failed", "timeout"]) & ~group["seed"].isin(ok["seed"])]
-        if ok.empty and bad.empty:  # only skipped cells: listed under the table instead
-            continue
-        by_seed = ok.groupby("seed", sort=False)
-        for metric in metrics:
-            values = by_seed[metric].first()  # one value per seed (first non-missing)
-            mean, half, n = mean_ci(values) if len(ok) else (math.nan, math.nan, 0)
-            se = half / _t975(n) if n >= 2 else math.nan
-            rows.append(
-                {
-                    "task": task,
-                    "dataset": dataset,
-                    "method": method,
-                    "metric": metric,
-                    "higher_is_better": direction(metric, task, registry),
-                    "n": n,
-                    "n_ok": ok["seed"].nunique(),
-                    "n_failed": bad.loc[bad["status"] == "failed", "seed"].nunique(),
-                    "n_timeout": bad.loc[bad["status"] == "timeout", "seed"].nunique(),
-                    "mean": mean,
-                    "std_error": se,
-                    "ci_low": mean - half if n >= 2 else math.nan,
-                    "ci_high": mean + half if n >= 2 else math.nan,
-                }
-            )
-    return pd.DataFrame(rows)
+    ok = frame[frame["status"] == "ok"]
+    # A seed failed only where no cell of it is ok (one configuration can be in two runs of
+    # a suite with other metric lists: two cells per seed, counted once)
+    ok_seeds = pd.MultiIndex.from_frame(ok[[*keys, "seed"]])
+    bad = frame[frame["status"].isin(["failed", "timeout"])]
+    bad = bad[~pd.MultiIndex.from_frame(bad[[*keys, "seed"]]).isin(ok_seeds)]
+    order = pd.MultiIndex.from_frame(frame[keys].drop_duplicates())  # suite order
+    shown = pd.MultiIndex.from_frame(pd.concat([ok[keys], bad[keys]]).drop_duplicates())
+    groups = order[order.isin(shown)]
+    if groups.empty:  # only skipped cells: listed under the table instead
+        return pd.DataFrame()
+    counts = pd.DataFrame(index=groups)
+    counts["n_ok"] = ok.groupby(keys, sort=False)["seed"].nunique()
+    for status in ("failed", "timeout"):
+        rows = bad[bad["status"] == status]
+        counts[f"n_{status}"] = rows.groupby(keys, sort=False)["seed"].nunique()
+    counts = counts.fillna(0).astype(int)
+    per_seed = ok.groupby([*keys, "seed"], sort=False)[metrics].first()  # first non-missing
+    per_seed = per_seed.astype(float).replace([np.inf, -np.inf], np.nan)
+    by_config = per_seed.groupby(level=[0, 1], sort=False)
+    long = pd.DataFrame(
+        {
+            "mean": by_config.mean().reindex(groups).stack(future_stack=True),
+            "std": by_config.std(ddof=1).reindex(groups).stack(future_stack=True),
+            "n": by_config.count().reindex(groups).fillna(0).stack(future_stack=True),
+        }
+    )
+    long.index.names = ["dataset", "method", "metric"]
+    out = long.reset_index()
+    n = out["n"].astype(int).to_numpy()
+    half = _t975_many(n) * out["std"].to_numpy() / np.sqrt(np.maximum(n, 1))
+    two = n >= 2
+    out["n"] = n
+    out["mean"] = np.where(n >= 1, out["mean"], np.nan)
+    out["std_error"] = np.where(two, out["std"] / np.sqrt(np.maximum(n, 1)), np.nan)
+    out["ci_low"] = np.where(two, out["mean"] - half, np.nan)
+    out["ci_high"] = np.where(two, out["mean"] + half, np.nan)
+    out = out.join(counts, on=["dataset", "method"])
+    out.insert(0, "task", task)
+    out.insert(4, "higher_is_better", out["metric"].map(lambda m: direction(m, task, registry)))
+    columns = ["task", "dataset", "method", "metric", "higher_is_better", "n", "n_ok"]
+    columns += ["n_failed", "n_timeout", "mean", "std_error", "ci_low", "ci_high"]
+    return out[columns]
+
+
+def _t975_many(n: np.ndarray) -> np.ndarray:
+    """:func:`_t975` of each count (NaN below 2)."""
+    from scipy.special import stdtrit
+
+    n = np.asarray(n, dtype=float)
+    return np.where(n >= 2, stdtrit(np.maximum(n - 1, 1), 0.975), np.nan)
 
 
 def tidy_results(results: pd.DataFrame) -> pd.DataFrame:
