@@ -7,7 +7,7 @@ Mostly Uniform Weights", ICML 2025 (arXiv 2504.15251).
 from __future__ import annotations
 
 from harness import hookimpl
-from harness_gmm_testing import datasets, methods, metrics, reports
+from harness_gmm_testing import claims, datasets, methods, metrics, reports
 
 
 @hookimpl
@@ -45,3 +45,10 @@ def harness_metrics():
 def harness_reports():
     """Power curves and the n reaching power 0.9."""
     return [reports.PowerCurves, reports.NForPower]
+
+
+@hookimpl
+def harness_claims():
+    """The paper's hardness statement, the Henze-Zirkler comparison per regime, calibration
+    and the Hermite closed form (self-consistency)."""
+    return list(claims.CLAIMS)

@@ -111,4 +111,5 @@ def _apply(
         stat_alt=stats["h1"],
         seconds=np.asarray(seconds),
         calibration_seconds=calibration_seconds,
+        calibration_draws=0 if null is None else int(null.size),
     )

@@ -49,12 +49,19 @@ def _standardise(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _pairwise_sum(
     X: np.ndarray, q: np.ndarray, kernel: Callable[[np.ndarray], np.ndarray]
 ) -> float:
-    """``sum_ij kernel(|x_i - x_j|^2)`` with ``q = |x_i|^2``, in blocks of ``_CHUNK`` rows."""
+    """``sum_ij kernel(|x_i - x_j|^2)`` with ``q = |x_i|^2``, in blocks of ``_CHUNK`` rows.
+
+    The sum is symmetric: each block of rows meets only itself and the rows after it, and
+    the pairs past its own columns count twice (half the kernel evaluations).
+    """
     total = 0.0
     for start in range(0, X.shape[0], _CHUNK):
-        block = X[start : start + _CHUNK]
-        sq = q[start : start + _CHUNK, None] + q[None, :] - 2 * block @ X.T
-        total += float(kernel(np.maximum(sq, 0.0)).sum())
+        stop = start + _CHUNK
+        block = X[start:stop]
+        sq = q[start:stop, None] + q[None, start:] - 2 * block @ X[start:].T
+        values = kernel(np.maximum(sq, 0.0))
+        width = block.shape[0]
+        total += float(values[:, :width].sum()) + 2.0 * float(values[:, width:].sum())
     return total
 
 

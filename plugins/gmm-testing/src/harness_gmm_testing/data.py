@@ -149,6 +149,10 @@ class TestOutput:
         Wall-clock seconds of each test call (statistic and p-value), H0 then H1.
     calibration_seconds : float
         Wall-clock seconds spent on Monte Carlo calibration under H0 (0 if none).
+    calibration_draws : int
+        R, the Monte Carlo null samples behind the p-values (0 for a closed-form null). The
+        metrics use it for the spread of a rate that the R-draw threshold adds to the
+        binomial one.
     """
 
     __test__ = False
@@ -159,8 +163,11 @@ class TestOutput:
     stat_alt: np.ndarray
     seconds: np.ndarray
     calibration_seconds: float
+    calibration_draws: int = 0
 
     def __post_init__(self) -> None:
+        if self.calibration_draws < 0:
+            raise ValueError(f"calibration_draws must be >= 0, got {self.calibration_draws}")
         for name in ("p_null", "p_alt", "stat_null", "stat_alt", "seconds"):
             _check_finite(name, getattr(self, name))
         for name in ("p_null", "p_alt"):

@@ -9,10 +9,11 @@ under each hypothesis lazily.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
+from pydantic import Field
+from pydantic.dataclasses import dataclass
 
 from harness import Dataset
 from harness_gmm_testing._centres import (
@@ -29,15 +30,13 @@ __all__ = ["GaussHermitePancakes", "MostlyUniformPancakes", "SeparatedMixture", 
 _TEST_PARAMS = {"n": 50, "d": 3, "trials": 3}
 
 
-def _check_common(n: int, d: int, trials: int, delta: float) -> None:
-    if n < 2:
-        raise ValueError(f"n must be >= 2, got {n}")
-    if d < 1:
-        raise ValueError(f"d must be >= 1, got {d}")
-    if trials < 1:
-        raise ValueError(f"trials must be >= 1, got {trials}")
-    if not 0.0 < delta < 1.0:
-        raise ValueError(f"delta must lie in (0, 1), got {delta}")
+SampleSize = Annotated[int, Field(ge=2)]
+Dimension = Annotated[int, Field(ge=1)]
+Trials = Annotated[int, Field(ge=1)]
+Thinness = Annotated[float, Field(gt=0.0, lt=1.0)]
+"""delta: the component variance along v is 1 - delta."""
+Moments = Annotated[int, Field(ge=0)]
+"""A required matched degree; 0 takes what the fit reaches."""
 
 
 def _law(centres: np.ndarray, weights: np.ndarray, noise_sd: float, top: int) -> PancakeLaw:
@@ -124,17 +123,14 @@ class UniformPancakes(_TestingDataset):
 
     @dataclass
     class Params:
-        n: int = 2000
-        d: int = 8
-        trials: int = 100
-        k: int = 8
-        delta: float = 0.95
-        moments: int = 0
+        n: SampleSize = 2000
+        d: Dimension = 8
+        trials: Trials = 100
+        k: Annotated[int, Field(ge=2)] = 8
+        delta: Thinness = 0.95
+        moments: Moments = 0
 
-        def __post_init__(self) -> None:
-            _check_common(self.n, self.d, self.trials, self.delta)
-            if self.k < 2:
-                raise ValueError(f"k must be >= 2, got {self.k}")
+        def __post_init__(self) -> None:  # a constraint between two fields
             _check_moments(self.k, self.moments, "centres match at most")
 
     def load(self, params: UniformPancakes.Params, seed: int) -> TestingData:
@@ -176,17 +172,14 @@ class GaussHermitePancakes(_TestingDataset):
 
     @dataclass
     class Params:
-        n: int = 2000
-        d: int = 8
-        trials: int = 100
-        k: int = 3
-        delta: float = 0.95
-        moments: int = 0
+        n: SampleSize = 2000
+        d: Dimension = 8
+        trials: Trials = 100
+        k: Annotated[int, Field(ge=1)] = 3
+        delta: Thinness = 0.95
+        moments: Moments = 0
 
-        def __post_init__(self) -> None:
-            _check_common(self.n, self.d, self.trials, self.delta)
-            if self.k < 1:
-                raise ValueError(f"k must be >= 1, got {self.k}")
+        def __post_init__(self) -> None:  # a constraint between two fields
             _check_moments(self.k, self.moments, "Gauss-Hermite nodes match")
 
     def load(self, params: GaussHermitePancakes.Params, seed: int) -> TestingData:
@@ -238,23 +231,18 @@ class MostlyUniformPancakes(_TestingDataset):
 
     @dataclass
     class Params:
-        n: int = 2000
-        d: int = 8
-        trials: int = 100
-        k: int = 8
-        k_prime: int = 2
-        delta: float = 0.95
-        moments: int = 0
-        min_gap_sd: float = 1.0
+        n: SampleSize = 2000
+        d: Dimension = 8
+        trials: Trials = 100
+        k: Annotated[int, Field(ge=2, multiple_of=2)] = 8
+        k_prime: Annotated[int, Field(ge=0, multiple_of=2)] = 2
+        delta: Thinness = 0.95
+        moments: Moments = 0
+        min_gap_sd: Annotated[float, Field(ge=0.0)] = 1.0
 
-        def __post_init__(self) -> None:
-            _check_common(self.n, self.d, self.trials, self.delta)
-            if self.k < 2 or self.k % 2:
-                raise ValueError(f"k must be even and >= 2, got {self.k}")
-            if self.k_prime < 0 or self.k_prime % 2 or self.k_prime >= self.k:
-                raise ValueError(f"k_prime must be even and in [0, k={self.k}), got {self.k_prime}")
-            if not self.min_gap_sd >= 0:
-                raise ValueError(f"min_gap_sd must be >= 0, got {self.min_gap_sd}")
+        def __post_init__(self) -> None:  # constraints between fields
+            if self.k_prime >= self.k:
+                raise ValueError(f"k_prime must be < k={self.k}, got {self.k_prime}")
             _check_moments(self.k, self.moments, "centres match at most")
 
     def load(self, params: MostlyUniformPancakes.Params, seed: int) -> TestingData:
@@ -310,22 +298,13 @@ class SeparatedMixture(_TestingDataset):
 
     @dataclass
     class Params:
-        n: int = 1000
-        d: int = 8
-        trials: int = 100
-        k: int = 2
-        separation: float = 6.0
-        first_weight: float = 0.8
-        delta: float = 0.5
-
-        def __post_init__(self) -> None:
-            _check_common(self.n, self.d, self.trials, self.delta)
-            if self.k < 2:
-                raise ValueError(f"k must be >= 2, got {self.k}")
-            if not self.separation > 0:
-                raise ValueError(f"separation must be > 0, got {self.separation}")
-            if not 0.0 < self.first_weight < 1.0:
-                raise ValueError(f"first_weight must lie in (0, 1), got {self.first_weight}")
+        n: SampleSize = 1000
+        d: Dimension = 8
+        trials: Trials = 100
+        k: Annotated[int, Field(ge=2)] = 2
+        separation: Annotated[float, Field(gt=0.0)] = 6.0
+        first_weight: Annotated[float, Field(gt=0.0, lt=1.0)] = 0.8
+        delta: Thinness = 0.5
 
     def load(self, params: SeparatedMixture.Params, seed: int) -> TestingData:
         weights = np.full(params.k, (1.0 - params.first_weight) / (params.k - 1))

@@ -8,8 +8,10 @@ drawn with the cell's seed (exact for this simple null).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Literal
+from typing import Annotated, Literal
+
+from pydantic import Field
+from pydantic.dataclasses import dataclass
 
 from harness import Method
 from harness_gmm_testing import _statistics as st
@@ -28,20 +30,17 @@ __all__ = [
 
 _TEST_PARAMS = {"calibration_trials": 19}
 
-
-def _check_trials(calibration_trials: int) -> None:
-    if calibration_trials < 1:
-        raise ValueError(f"calibration_trials must be >= 1, got {calibration_trials}")
+Draws = Annotated[int, Field(ge=1)]
+"""R, a number of Monte Carlo null samples."""
+Degree = Annotated[int, Field(ge=0)]
+"""A chaos or tensor degree; 0 means the oracle m + 1 (or one degree for ``max_degree``)."""
 
 
 @dataclass
 class _TrialsParams:
     """Params of a Monte Carlo-only test: the number of null samples."""
 
-    calibration_trials: int = 200
-
-    def __post_init__(self) -> None:
-        _check_trials(self.calibration_trials)
+    calibration_trials: Draws = 200
 
 
 def _oracle_degree(degree: int, data: TestingData) -> int:
@@ -89,16 +88,9 @@ class HermiteMomentTest(Method):
 
     @dataclass
     class Params:
-        degree: int = 0
-        max_degree: int = 0
-        calibration_trials: int = 200
-
-        def __post_init__(self) -> None:
-            if self.degree < 0:
-                raise ValueError(f"degree must be >= 0 (0 = oracle), got {self.degree}")
-            if self.max_degree < 0:
-                raise ValueError(f"max_degree must be >= 0 (0 = one degree), got {self.max_degree}")
-            _check_trials(self.calibration_trials)
+        degree: Degree = 0
+        max_degree: Degree = 0
+        calibration_trials: Draws = 200
 
     def run(self, data: TestingData, params: HermiteMomentTest.Params, seed: int) -> TestOutput:
         if params.max_degree:
@@ -142,13 +134,8 @@ class MomentTensorTest(Method):
 
     @dataclass
     class Params:
-        max_degree: int = 0
-        calibration_trials: int = 200
-
-        def __post_init__(self) -> None:
-            if self.max_degree < 0:
-                raise ValueError(f"max_degree must be >= 0 (0 = oracle), got {self.max_degree}")
-            _check_trials(self.calibration_trials)
+        max_degree: Degree = 0
+        calibration_trials: Draws = 200
 
     def run(self, data: TestingData, params: MomentTensorTest.Params, seed: int) -> TestOutput:
         top = _oracle_degree(params.max_degree, data)
@@ -188,10 +175,7 @@ class Mardia(Method):
     @dataclass
     class Params:
         calibration: Literal["asymptotic", "mc"] = "mc"
-        calibration_trials: int = 200
-
-        def __post_init__(self) -> None:
-            _check_trials(self.calibration_trials)
+        calibration_trials: Draws = 200
 
     def run(self, data: TestingData, params: Mardia.Params, seed: int) -> TestOutput:
         def statistic(X, rng):
@@ -229,10 +213,7 @@ class HenzeZirkler(Method):
     @dataclass
     class Params:
         calibration: Literal["lognormal", "mc"] = "lognormal"
-        calibration_trials: int = 200
-
-        def __post_init__(self) -> None:
-            _check_trials(self.calibration_trials)
+        calibration_trials: Draws = 200
 
     def run(self, data: TestingData, params: HenzeZirkler.Params, seed: int) -> TestOutput:
         analytic = None
@@ -312,17 +293,14 @@ class ProjectionKS(Method):
 
     @dataclass
     class Params:
-        directions: int = 50
+        directions: Annotated[int, Field(ge=1)] = 50
         test: Literal["ks", "ad"] = "ks"
         combine: Literal["mc", "bonferroni"] = "mc"
-        calibration_trials: int = 200
+        calibration_trials: Draws = 200
 
-        def __post_init__(self) -> None:
-            if self.directions < 1:
-                raise ValueError(f"directions must be >= 1, got {self.directions}")
+        def __post_init__(self) -> None:  # a constraint between two fields
             if self.combine == "bonferroni" and self.test != "ks":
                 raise ValueError("combine='bonferroni' needs test='ks' (AD has no p-value here)")
-            _check_trials(self.calibration_trials)
 
     def run(self, data: TestingData, params: ProjectionKS.Params, seed: int) -> TestOutput:
         if params.combine == "bonferroni":

@@ -3,16 +3,25 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from typing import Annotated
 
 import numpy as np
+from pydantic import Field
+from pydantic.dataclasses import dataclass
 
 from harness import LazyModule, Metric
 from harness_gmm_testing.data import TestingData, TestOutput
 
 stats = LazyModule("scipy.stats")
 
-__all__ = ["AUC", "Power", "SecondsPerTest", "TypeOneError", "wilson_interval"]
+__all__ = [
+    "AUC",
+    "Power",
+    "SecondsPerTest",
+    "TypeOneError",
+    "threshold_levels",
+    "wilson_interval",
+]
 
 
 def wilson_interval(successes: int, trials: int, level: float = 0.95) -> tuple[float, float]:
@@ -38,13 +47,43 @@ def _rate(p_values: np.ndarray, alpha: float) -> dict[str, float]:
     return {"rate": rejected / p_values.size, "low": low, "high": high}
 
 
+def threshold_levels(draws: int, alpha: float, points: int = 400) -> np.ndarray:
+    """Quantiles of the level a Monte Carlo test has given its ``draws`` null samples.
+
+    The test rejects when fewer than ``j = floor(alpha (R + 1))`` null draws reach the
+    statistic, i.e. above the j-th largest draw; the null probability above that order
+    statistic is Beta(j, R + 1 - j) (mean about alpha). Returns ``points`` equally spaced
+    quantiles of that law (empty when ``draws`` is 0 or j < 1: no Monte Carlo threshold).
+
+    Source: order statistics of a uniform sample (David and Nagaraja, *Order Statistics*,
+    2003, §2.2); Davison and Hinkley (1997), §4.2.
+    """
+    j = math.floor(alpha * (draws + 1) + 1e-9)
+    if draws < 1 or j < 1:
+        return np.empty(0)
+    return stats.beta(j, draws + 1 - j).ppf((np.arange(points) + 0.5) / points)
+
+
+def _threshold_sd(output: TestOutput, alpha: float, alternative: bool) -> float:
+    """Standard deviation a rate owes to the R-draw Monte Carlo threshold that every trial
+    of the cell shares (0 for a closed-form null).
+
+    For the type-I error it is the s.d. of the level law (:func:`threshold_levels`); for
+    the power, the s.d. of the empirical ROC curve (H1 trials' statistics against the H0
+    trials' quantiles) read at those levels.
+    """
+    levels = threshold_levels(output.calibration_draws, alpha)
+    if levels.size == 0:
+        return 0.0
+    if not alternative:
+        return float(np.std(levels))
+    cuts = np.quantile(output.stat_null, 1.0 - levels)
+    return float(np.std((output.stat_alt[None, :] > cuts[:, None]).mean(axis=1)))
+
+
 @dataclass
 class _AlphaParams:
-    alpha: float = 0.05
-
-    def __post_init__(self) -> None:
-        if not 0.0 < self.alpha < 1.0:
-            raise ValueError(f"alpha must lie in (0, 1), got {self.alpha}")
+    alpha: Annotated[float, Field(gt=0.0, lt=1.0)] = 0.05
 
 
 class TypeOneError(Metric):
@@ -61,7 +100,9 @@ class TypeOneError(Metric):
     -------
     dict
         ``rate``, ``low``, ``high`` in [0, 1]; closer to alpha is better (a valid test has
-        rate <= alpha up to sampling error).
+        rate <= alpha up to sampling error). ``mc_sd``: the s.d. the cell's Monte Carlo
+        threshold adds (shared by all its trials, so not in the Wilson interval; 0 for a
+        closed-form null).
     """
 
     name = "type1-error"
@@ -70,7 +111,8 @@ class TypeOneError(Metric):
     Params = _AlphaParams
 
     def compute(self, data: TestingData, output: TestOutput) -> dict[str, float]:
-        return _rate(output.p_null, self.params.alpha)
+        rate = _rate(output.p_null, self.params.alpha)
+        return {**rate, "mc_sd": _threshold_sd(output, self.params.alpha, alternative=False)}
 
 
 class Power(Metric):
@@ -85,7 +127,9 @@ class Power(Metric):
     Returns
     -------
     dict
-        ``rate``, ``low``, ``high`` in [0, 1]; higher is better.
+        ``rate``, ``low``, ``high`` in [0, 1]; higher is better. ``mc_sd``: the s.d. the
+        cell's Monte Carlo threshold adds (the empirical ROC curve read over the law of the
+        threshold's level; 0 for a closed-form null).
     """
 
     name = "power"
@@ -94,7 +138,8 @@ class Power(Metric):
     Params = _AlphaParams
 
     def compute(self, data: TestingData, output: TestOutput) -> dict[str, float]:
-        return _rate(output.p_alt, self.params.alpha)
+        rate = _rate(output.p_alt, self.params.alpha)
+        return {**rate, "mc_sd": _threshold_sd(output, self.params.alpha, alternative=True)}
 
 
 class AUC(Metric):
