@@ -202,7 +202,7 @@ def test_unequal_variance_linear_cost_of_fairness_closed_form():
 @pytest.mark.parametrize(
     ("params", "match"),
     [
-        ({"scales": (1.0, -1.0)}, "scales must be > 0"),
+        ({"scales": (1.0, -1.0)}, r"scales\.1\n  Input should be greater than 0"),
         ({"scales": (1.0,)}, "one value per group"),
         ({"model": "lipschitz"}, "d must be"),
     ],

@@ -188,7 +188,24 @@ def test_knn_rate_uses_n_to_the_two_thirds_neighbours_per_group():
     model = methods.make_regressor("knn-rate", data.n_groups)
     model.fit(methods.aware_features(data.X_train, data.s_train, 2), data.y_train)
     # 700 and 300 training rows: k = ceil(700^(2/3)) = 79, ceil(300^(2/3)) = 45.
-    assert [m[-1].n_neighbors for m in model.models_.values()] == [79, 45]
+    assert [m.k for m in model.models_.values()] == [79, 45]
+    balanced = methods.make_regressor("knn-balanced", 2)
+    balanced.fit(methods.aware_features(data.X_train, data.s_train, 2), data.y_train)
+    assert [m.k for m in balanced.models_.values()] == [137, 73]  # ceil(n_s^(3/4))
+
+
+@pytest.mark.parametrize(("n", "k"), [(40, 1), (40, 40), (3000, 170)])
+def test_one_feature_knn_window_is_scikit_learns_knn(n, k):
+    from sklearn.neighbors import KNeighborsRegressor
+
+    rng = np.random.default_rng(n)
+    x, y = rng.random(n), rng.standard_normal(n)
+    query = np.concatenate([rng.random(500) * 1.4 - 0.2, x[:50]])[:, None]
+    ours = methods._SortedKNN1D(x, y, k).predict(query)
+    theirs = KNeighborsRegressor(n_neighbors=k).fit(x[:, None], y).predict(query)
+    np.testing.assert_allclose(ours, theirs, atol=1e-12)
+    # a window one point off (the bisection stopped early) is seen
+    assert not np.allclose(ours, methods._SortedKNN1D(x, y, k + 1).predict(query)) or k == n
 
 
 def test_methods_do_not_mutate_data(synthetic):

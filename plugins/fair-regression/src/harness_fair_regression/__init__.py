@@ -8,7 +8,7 @@ Post-Processing", ICML 2025; baselines from Chzhen et al. (NeurIPS 2020), Le Gou
 from __future__ import annotations
 
 from harness import hookimpl
-from harness_fair_regression import datasets, methods, metrics, reports
+from harness_fair_regression import _claims, datasets, methods, metrics, reports
 
 
 @hookimpl
@@ -44,3 +44,10 @@ def harness_metrics() -> list[type]:
 def harness_reports() -> list[type]:
     """Risk-unfairness scatter, the meta-theorem's rates and the alpha trade-off."""
     return [reports.RiskUnfairness, reports.FairRiskRate, reports.TradeOff]
+
+
+@hookimpl
+def harness_claims() -> list[type]:
+    """The papers' claims: DP by post-processing and its cost, the meta-theorem's bound and
+    rates, the alpha trade-off, equipy port fidelity (``_claims.py``)."""
+    return list(_claims.CLAIMS)

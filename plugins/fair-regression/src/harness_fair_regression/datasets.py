@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from importlib.resources import files
-from typing import ClassVar, Literal
+from typing import Annotated, ClassVar, Literal
 
 import numpy as np
+from pydantic import Field
+from pydantic.dataclasses import dataclass
 
 from harness import Dataset
 from harness_fair_regression.data import FairRegressionData
@@ -22,11 +23,14 @@ __all__ = [
 TASK = "fair-regression"
 
 
+Fraction = Annotated[float, Field(gt=0, lt=1)]
+"""A split fraction in (0, 1), checked when Params is built."""
+Size = Annotated[int, Field(ge=8)]
+"""Rows of a synthetic split: at least 4 per group of the default two."""
+NonNegative = Annotated[float, Field(ge=0)]
+
+
 def _check_fractions(test_fraction: float, calib_fraction: float) -> None:
-    if not 0 < test_fraction < 1:
-        raise ValueError(f"test_fraction must be in (0, 1), got {test_fraction}")
-    if not 0 < calib_fraction < 1:
-        raise ValueError(f"calib_fraction must be in (0, 1), got {calib_fraction}")
     if test_fraction + calib_fraction >= 0.9:
         raise ValueError(
             f"test_fraction + calib_fraction must be < 0.9 to leave a training split,"
@@ -164,22 +168,18 @@ class SyntheticLinear(Dataset):
 
     @dataclass
     class Params:
-        n_train: int = 2000
-        n_calib: int = 2000
-        n_test: int = 5000
-        d: int = 5
+        n_train: Size = 2000
+        n_calib: Size = 2000
+        n_test: Size = 5000
+        d: Annotated[int, Field(ge=1)] = 5
         proportions: tuple[float, ...] = (0.7, 0.3)
         shift: float = 1.0
         bias: float = 1.0
-        noise: float = 1.0
+        noise: NonNegative = 1.0
 
         def __post_init__(self) -> None:
             p = _check_proportions(self.proportions)
             _check_synthetic_sizes(self, p.size)
-            if self.d < 1:
-                raise ValueError(f"d must be >= 1, got {self.d}")
-            if self.noise < 0:
-                raise ValueError(f"noise must be >= 0, got {self.noise}")
 
     def load(self, params: SyntheticLinear.Params, seed: int) -> FairRegressionData:
         """Draw the three splits; deterministic in (params, seed)."""
@@ -280,15 +280,15 @@ class SyntheticUnequalVariance(Dataset):
 
     @dataclass
     class Params:
-        n_train: int = 2000
-        n_calib: int = 2000
-        n_test: int = 5000
+        n_train: Size = 2000
+        n_calib: Size = 2000
+        n_test: Size = 5000
         model: Literal["linear", "lipschitz"] = "linear"
-        d: int = 5
+        d: Annotated[int, Field(ge=1)] = 5
         proportions: tuple[float, ...] = (0.7, 0.3)
-        scales: tuple[float, ...] = (1.0, 2.0)
+        scales: tuple[Annotated[float, Field(gt=0)], ...] = (1.0, 2.0)
         offsets: tuple[float, ...] = (0.0, 1.0)
-        noise: float = 1.0
+        noise: NonNegative = 1.0
 
         def __post_init__(self) -> None:
             p = _check_proportions(self.proportions)
@@ -298,12 +298,8 @@ class SyntheticUnequalVariance(Dataset):
                     f"proportions, scales and offsets need one value per group, got lengths"
                     f" {p.size}, {len(self.scales)}, {len(self.offsets)}"
                 )
-            if min(self.scales) <= 0:
-                raise ValueError(f"scales must be > 0, got {self.scales}")
-            if self.d < 1 or (self.model == "lipschitz" and self.d != 1):
-                raise ValueError(f"d must be >= 1 (and 1 for model='lipschitz'), got {self.d}")
-            if self.noise < 0:
-                raise ValueError(f"noise must be >= 0, got {self.noise}")
+            if self.model == "lipschitz" and self.d != 1:
+                raise ValueError(f"d must be 1 for model='lipschitz', got {self.d}")
 
     def load(self, params: SyntheticUnequalVariance.Params, seed: int) -> FairRegressionData:
         """Draw the three splits; deterministic in (params, seed)."""
@@ -398,8 +394,8 @@ class CommunitiesCrime(Dataset):
     @dataclass
     class Params:
         sensitive: Literal["black-gt-6pct", "majority-white"] = "black-gt-6pct"
-        test_fraction: float = 0.2
-        calib_fraction: float = 0.2
+        test_fraction: Fraction = 0.2
+        calib_fraction: Fraction = 0.2
 
         def __post_init__(self) -> None:
             _check_fractions(self.test_fraction, self.calib_fraction)
@@ -472,8 +468,8 @@ class LawSchool(Dataset):
     @dataclass
     class Params:
         target: Literal["zfya", "ugpa"] = "zfya"
-        test_fraction: float = 0.2
-        calib_fraction: float = 0.2
+        test_fraction: Fraction = 0.2
+        calib_fraction: Fraction = 0.2
 
         def __post_init__(self) -> None:
             _check_fractions(self.test_fraction, self.calib_fraction)
@@ -531,8 +527,8 @@ class Diabetes(Dataset):
 
     @dataclass
     class Params:
-        test_fraction: float = 0.2
-        calib_fraction: float = 0.2
+        test_fraction: Fraction = 0.2
+        calib_fraction: Fraction = 0.2
 
         def __post_init__(self) -> None:
             _check_fractions(self.test_fraction, self.calib_fraction)

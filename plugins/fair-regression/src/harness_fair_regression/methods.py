@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import dataclass
-from typing import ClassVar, Literal
+from typing import Annotated, ClassVar, Literal
 
 import numpy as np
+from pydantic import Field
+from pydantic.dataclasses import dataclass
 
 from harness import Method
 from harness_fair_regression.data import FairRegressionData, RegressionOutput
-from harness_fair_regression.transport import Convention, fit_barycenter_map
+from harness_fair_regression.transport import Convention, Weights, fit_barycenter_map
 
 __all__ = [
     "Adversarial",
@@ -30,13 +31,24 @@ __all__ = [
 
 TASK = "fair-regression"
 Regressor = Literal[
-    "ridge", "kernel-ridge", "random-forest", "gradient-boosting", "knn", "knn-rate", "oracle"
+    "ridge",
+    "kernel-ridge",
+    "random-forest",
+    "gradient-boosting",
+    "knn",
+    "knn-rate",
+    "knn-balanced",
+    "knn-undersmoothed",
+    "oracle",
 ]
 """Base regressor names; every method of the task takes one as its ``regressor`` param.
 
-``oracle`` is the Bayes regressor f* itself (synthetic datasets only): post-processing it
-isolates the transport-estimation error.
+``knn-rate``, ``knn-balanced`` and ``knn-undersmoothed`` are ``GroupwiseKNN`` with
+k_s = n_s^(2/3), n_s^(3/4) and n_s^(1/3). ``oracle`` is the Bayes regressor f* itself
+(synthetic datasets only): post-processing it isolates the transport-estimation error.
 """
+KNN_EXPONENTS = {"knn-rate": 2 / 3, "knn-balanced": 3 / 4, "knn-undersmoothed": 1 / 3}
+"""k_s = ceil(n_s ** exponent) of each groupwise k-NN regressor (see ``GroupwiseKNN``)."""
 _CACHE: dict[tuple, tuple[FairRegressionData, dict[str, np.ndarray]]] = {}
 _CACHE_SIZE = 8
 
@@ -60,7 +72,17 @@ class GroupwiseKNN:
     Notes
     -----
     A scikit-learn-style estimator (``fit(Z, y)``, ``predict(Z)``) written for this
-    plugin: scikit-learn has no per-group k schedule.
+    plugin: scikit-learn has no per-group k schedule. With one feature the k nearest
+    neighbours of a point are a window of the sorted sample, found by binary search and
+    averaged with cumulative sums (O(log n) per query, same neighbours as scikit-learn's
+    ``KNeighborsRegressor`` up to ties; tested); with more features scikit-learn's
+    standardised ``KNeighborsRegressor`` is used.
+
+    Rates on the ``lipschitz`` model (f* piecewise linear: bias only within k/n of the
+    support's ends and the kink), variance sigma^2 / k plus squared bias about (k / n)^3:
+    k = n^(2/3) gives about n^(-2/3) (the Lipschitz class's minimax rate, variance
+    dominated), k = n^(3/4) balances the two terms (about n^(-3/4)), k = n^(1/3)
+    undersmooths (variance n^(-1/3)).
     """
 
     def __init__(self, n_groups: int, exponent: float = 2 / 3) -> None:
@@ -81,6 +103,9 @@ class GroupwiseKNN:
         for g in np.unique(s):
             rows = s == g
             k = min(int(rows.sum()), math.ceil(rows.sum() ** self.exponent))
+            if X.shape[1] == 1:
+                self.models_[int(g)] = _SortedKNN1D(X[rows, 0], y[rows], k)
+                continue
             model = make_pipeline(StandardScaler(), KNeighborsRegressor(n_neighbors=k))
             self.models_[int(g)] = model.fit(X[rows], y[rows])
         return self
@@ -96,13 +121,39 @@ class GroupwiseKNN:
         return out
 
 
+class _SortedKNN1D:
+    """Exact k-NN mean in one dimension: the k nearest points form a window of the sorted
+    sample; the window start is found by a vectorised binary search."""
+
+    def __init__(self, x: np.ndarray, y: np.ndarray, k: int) -> None:
+        order = np.argsort(x, kind="stable")
+        self.x, self.k = x[order], k
+        self.cumsum = np.concatenate([[0.0], np.cumsum(y[order])])
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        q, x, k = X[:, 0], self.x, self.k
+        at = np.searchsorted(x, q)
+        lo = np.clip(at - k, 0, x.size - k)
+        hi = np.clip(at, 0, x.size - k)
+        # start l is too far left while the point after the window is nearer than its
+        # first point: x[l + k] - q < q - x[l] (nondecreasing in l, so bisect)
+        while np.any(lo < hi):
+            mid = (lo + hi) // 2
+            right = lo < hi
+            move = right & (x[np.minimum(mid + k, x.size - 1)] - q < q - x[mid])
+            lo = np.where(move, mid + 1, lo)
+            hi = np.where(right & ~move, mid, hi)
+        return (self.cumsum[lo + k] - self.cumsum[lo]) / k
+
+
 def make_regressor(regressor: str, n_groups: int = 2):
     """A fresh scikit-learn estimator for ``regressor``; every random state is fixed to 0.
 
     ``kernel-ridge`` is RBF kernel ridge regression with a 300-component Nystroem
     approximation of the kernel (exact KernelRidge needs O(n^2) memory: 1.4 GB on law-school).
-    ``knn`` has k = 10 (no rate: its risk stops falling once n >> 10); ``knn-rate`` is
-    ``GroupwiseKNN`` with k_s = ceil(n_s^(2/3)). ``oracle`` is not an estimator (see
+    ``knn`` has k = 10 (no rate: its risk stops falling once n >> 10); ``knn-rate``,
+    ``knn-balanced`` and ``knn-undersmoothed`` are ``GroupwiseKNN`` with k_s =
+    ceil(n_s^(2/3)), ceil(n_s^(3/4)) and ceil(n_s^(1/3)). ``oracle`` is not an estimator (see
     ``base_predictions``).
 
     Raises
@@ -130,8 +181,8 @@ def make_regressor(regressor: str, n_groups: int = 2):
         return HistGradientBoostingRegressor(random_state=0)
     if regressor == "knn":
         return make_pipeline(StandardScaler(), KNeighborsRegressor(n_neighbors=10))
-    if regressor == "knn-rate":
-        return GroupwiseKNN(n_groups)
+    if regressor in KNN_EXPONENTS:
+        return GroupwiseKNN(n_groups, KNN_EXPONENTS[regressor])
     if regressor == "oracle":
         raise ValueError("regressor='oracle' is f* itself; use base_predictions(data, 'oracle')")
     raise ValueError(f"unknown regressor {regressor!r}; choose one of {Regressor.__args__}")
@@ -195,9 +246,8 @@ def base_predictions(
     return preds
 
 
-def _check_jitter(jitter: float) -> None:
-    if jitter < 0:
-        raise ValueError(f"jitter must be >= 0, got {jitter}")
+NonNegative = Annotated[float, Field(ge=0)]
+"""A float param >= 0 (jitter half-widths, adversary weight), checked when Params is built."""
 
 
 def _transport(
@@ -210,6 +260,8 @@ def _transport(
     seed: int,
     rng: np.random.Generator | None = None,
     convention: Convention = "order-statistic",
+    weights: Weights = "frequency",
+    calib_rows: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """Fit the barycenter map on the transport sample and map the test predictions.
 
@@ -233,14 +285,15 @@ def _transport(
 
     def sample(pred: dict[str, np.ndarray]) -> np.ndarray:
         parts = [] if train_rows is None else [pred["train"][train_rows]]
-        return np.concatenate([*parts, pred["calib"]])
+        calib = pred["calib"] if calib_rows is None else pred["calib"][calib_rows]
+        return np.concatenate([*parts, calib])
 
     s = sample({"train": data.s_train, "calib": data.s_calib})
 
     def run(pred: dict[str, np.ndarray], gen) -> np.ndarray:
         fitted = fit_barycenter_map(
             sample(pred), s, data.n_groups, jitter=jitter, split=split, rng=gen,
-            convention=convention,
+            convention=convention, weights=weights,
         )  # fmt: skip
         return fitted.transform(pred["test"], data.s_test, gen)
 
@@ -264,16 +317,35 @@ def _barycenter(
     *,
     split: bool = True,
     convention: Convention = "order-statistic",
+    weights: Weights = "frequency",
+    map_rows: int = 0,
 ) -> RegressionOutput:
     """Base test predictions mapped by the map fitted on the calibration split.
 
-    ``split=True`` is Chzhen et al.'s estimator, ``split=False`` Le Gouic et al.'s.
+    ``split=True`` is Chzhen et al.'s estimator, ``split=False`` Le Gouic et al.'s;
+    ``map_rows > 0`` fits the map on that many calibration rows only (drawn per group in
+    proportion, at least two per group, from ``default_rng([seed, 2])``).
     """
     base = base_predictions(data, regressor)
+    calib_rows = None
+    if map_rows:
+        calib_rows = _stratified_rows(data.s_calib, data.n_groups, map_rows, seed)
     fair, oracle = _transport(
-        data, None, base, jitter=jitter, split=split, seed=seed, convention=convention
-    )
+        data, None, base, jitter=jitter, split=split, seed=seed, convention=convention,
+        weights=weights, calib_rows=calib_rows,
+    )  # fmt: skip
     return RegressionOutput(y_pred=fair, base_pred=base["test"], oracle_pred=oracle)
+
+
+def _stratified_rows(s: np.ndarray, n_groups: int, size: int, seed: int) -> np.ndarray:
+    """``size`` row indices of ``s``, round(p_s size) (at least 2) per group, sorted."""
+    rng = np.random.default_rng([seed, 2])
+    rows = []
+    for g in range(n_groups):
+        index = np.flatnonzero(s == g)
+        take = min(index.size, max(2, round(size * index.size / s.size)))
+        rows.append(rng.choice(index, take, replace=False))
+    return np.sort(np.concatenate(rows))
 
 
 class Unconstrained(Method):
@@ -286,7 +358,7 @@ class Unconstrained(Method):
     Parameters
     ----------
     regressor : {"ridge", "kernel-ridge", "random-forest", "gradient-boosting", "knn", \
-"knn-rate", "oracle"}
+"knn-rate", "knn-balanced", "knn-undersmoothed", "oracle"}
         Base model fitted on the training split, default="ridge".
 
     Returns
@@ -319,7 +391,7 @@ class WassersteinBarycenter(Method):
     Parameters
     ----------
     regressor : {"ridge", "kernel-ridge", "random-forest", "gradient-boosting", "knn", \
-"knn-rate", "oracle"}
+"knn-rate", "knn-balanced", "knn-undersmoothed", "oracle"}
         Base model fitted on the training split, default="ridge".
     jitter : float, default=1e-5
         Half-width sigma of the uniform noise U[-sigma, sigma] on predictions, target units.
@@ -347,10 +419,7 @@ class WassersteinBarycenter(Method):
     @dataclass
     class Params:
         regressor: Regressor = "ridge"
-        jitter: float = 1e-5
-
-        def __post_init__(self) -> None:
-            _check_jitter(self.jitter)
+        jitter: NonNegative = 1e-5
 
     def run(
         self, data: FairRegressionData, params: WassersteinBarycenter.Params, seed: int
@@ -369,7 +438,7 @@ class Projection(Method):
     Parameters
     ----------
     regressor : {"ridge", "kernel-ridge", "random-forest", "gradient-boosting", "knn", \
-"knn-rate", "oracle"}
+"knn-rate", "knn-balanced", "knn-undersmoothed", "oracle"}
         Base model fitted on the training split, default="ridge".
     jitter : float, default=0.0
         Half-width of uniform tie-breaking noise; 0 reproduces the paper's plain map.
@@ -380,6 +449,14 @@ class Projection(Method):
         to [0, 1] when every base prediction is in [0, 1]); matches
         ``equipy.fairness.FairWasserstein(sigma=jitter, seed=seed)`` to rounding (measured
         max difference 1.5e-14 on crime, law school and synthetic, ties included).
+    weights : {"frequency", "uniform"}, default="frequency"
+        Barycenter weights: calibration group frequencies (the L2 projection) or 1 / M
+        (fair but not the projection; its extra risk is the negative control of the
+        ``risk-cost-law-school`` claim).
+    map_rows : int, default=0
+        0: the map is fitted on every calibration row. k > 0: on k calibration rows drawn
+        per group in proportion (at least two per group), so its transport error does not
+        fall with n (the negative control of the ``fair-rate-ridge`` claim).
 
     Returns
     -------
@@ -405,19 +482,19 @@ class Projection(Method):
     @dataclass
     class Params:
         regressor: Regressor = "ridge"
-        jitter: float = 0.0
+        jitter: NonNegative = 0.0
         convention: Convention = "order-statistic"
-
-        def __post_init__(self) -> None:
-            _check_jitter(self.jitter)
+        weights: Weights = "frequency"
+        map_rows: Annotated[int, Field(ge=0)] = 0
 
     def run(
         self, data: FairRegressionData, params: Projection.Params, seed: int
     ) -> RegressionOutput:
         """Fit f on train, the map on all calibration predictions, and map the test split."""
         return _barycenter(
-            data, params.regressor, params.jitter, seed, split=False, convention=params.convention
-        )
+            data, params.regressor, params.jitter, seed, split=False,
+            convention=params.convention, weights=params.weights, map_rows=params.map_rows,
+        )  # fmt: skip
 
 
 class PartialFairness(Method):
@@ -430,7 +507,7 @@ class PartialFairness(Method):
     Parameters
     ----------
     regressor : {"ridge", "kernel-ridge", "random-forest", "gradient-boosting", "knn", \
-"knn-rate", "oracle"}
+"knn-rate", "knn-balanced", "knn-undersmoothed", "oracle"}
         Base model fitted on the training split, default="ridge".
     alpha : float, default=0.25
         Relative improvement in [0, 1]: 1 = unconstrained, 0 = fully fair; the unfairness
@@ -460,13 +537,8 @@ class PartialFairness(Method):
     @dataclass
     class Params:
         regressor: Regressor = "ridge"
-        alpha: float = 0.25
-        jitter: float = 1e-5
-
-        def __post_init__(self) -> None:
-            if not 0 <= self.alpha <= 1:
-                raise ValueError(f"alpha must be in [0, 1], got {self.alpha}")
-            _check_jitter(self.jitter)
+        alpha: Annotated[float, Field(ge=0, le=1)] = 0.25
+        jitter: NonNegative = 1e-5
 
     def run(
         self, data: FairRegressionData, params: PartialFairness.Params, seed: int
@@ -493,7 +565,7 @@ class MetaOptimalPostProcessing(Method):
     Parameters
     ----------
     regressor : {"ridge", "kernel-ridge", "random-forest", "gradient-boosting", "knn", \
-"knn-rate", "oracle"}
+"knn-rate", "knn-balanced", "knn-undersmoothed", "oracle"}
         Base model, default="ridge".
     transport_sample : {"calibration", "calibration+held-out"}, default="calibration"
         ``calibration``: the base is fitted on every training row and the maps on the
@@ -532,13 +604,8 @@ class MetaOptimalPostProcessing(Method):
     class Params:
         regressor: Regressor = "ridge"
         transport_sample: Literal["calibration", "calibration+held-out"] = "calibration"
-        base_fraction: float = 0.5
-        jitter: float = 1e-5
-
-        def __post_init__(self) -> None:
-            if not 0 < self.base_fraction < 1:
-                raise ValueError(f"base_fraction must be in (0, 1), got {self.base_fraction}")
-            _check_jitter(self.jitter)
+        base_fraction: Annotated[float, Field(gt=0, lt=1)] = 0.5
+        jitter: NonNegative = 1e-5
 
     def run(
         self, data: FairRegressionData, params: MetaOptimalPostProcessing.Params, seed: int
@@ -577,7 +644,7 @@ class EquipyFairWasserstein(Method):
     Parameters
     ----------
     regressor : {"ridge", "kernel-ridge", "random-forest", "gradient-boosting", "knn", \
-"knn-rate", "oracle"}
+"knn-rate", "knn-balanced", "knn-undersmoothed", "oracle"}
         Base model fitted on the training split, default="ridge".
     sigma : float, default=1e-4
         equipy's jitter half-width (its default), target units.
@@ -605,10 +672,7 @@ class EquipyFairWasserstein(Method):
     @dataclass
     class Params:
         regressor: Regressor = "ridge"
-        sigma: float = 1e-4
-
-        def __post_init__(self) -> None:
-            _check_jitter(self.sigma)
+        sigma: NonNegative = 1e-4
 
     def run(
         self, data: FairRegressionData, params: EquipyFairWasserstein.Params, seed: int
@@ -687,17 +751,9 @@ class Adversarial(Method):
     @dataclass
     class Params:
         regressor: Literal["mlp"] = "mlp"
-        alpha: float = 0.3
-        epochs: int = 5
-        hidden: int = 50
-
-        def __post_init__(self) -> None:
-            if self.alpha < 0:
-                raise ValueError(f"alpha must be >= 0, got {self.alpha}")
-            if self.epochs < 1 or self.hidden < 1:
-                raise ValueError(
-                    f"epochs and hidden must be >= 1, got {self.epochs}, {self.hidden}"
-                )
+        alpha: NonNegative = 0.3
+        epochs: Annotated[int, Field(ge=1)] = 5
+        hidden: Annotated[int, Field(ge=1)] = 50
 
     test_params: ClassVar[dict] = {"epochs": 1}
 

@@ -36,10 +36,14 @@ import numpy as np
 
 from harness_fair_regression.data import check_groups, check_predictions
 
-__all__ = ["BarycenterMap", "Convention", "fit_barycenter_map"]
+__all__ = ["BarycenterMap", "Convention", "Weights", "fit_barycenter_map"]
 
 Convention = Literal["order-statistic", "equipy"]
 """How F_s and Q_s are read off the samples (see the module docstring)."""
+
+Weights = Literal["frequency", "uniform"]
+"""Barycenter weights: the groups' frequencies in the sample (the DP-fair L2 projection)
+or 1 / M each (a fair predictor that is not the projection: a negative control)."""
 
 Rng = np.random.Generator | random.Random
 
@@ -159,6 +163,7 @@ def fit_barycenter_map(
     split: bool,
     rng: Rng,
     convention: Convention = "order-statistic",
+    weights: Weights = "frequency",
 ) -> BarycenterMap:
     """Estimate F_s, Q_s and w_s from unlabeled predictions.
 
@@ -183,11 +188,12 @@ def fit_barycenter_map(
     convention : {"order-statistic", "equipy"}, default="order-statistic"
         How F_s and Q_s are read off the samples (module docstring); ``"equipy"`` needs
         ``split=False``.
+    weights : {"frequency", "uniform"}, default="frequency"
+        w_s = group frequencies in ``s`` (the L2 projection), or 1 / M.
 
     Returns
     -------
     BarycenterMap
-        With weights w_s = group frequencies in ``s``.
 
     Raises
     ------
@@ -220,5 +226,10 @@ def fit_barycenter_map(
             values = np.sort(values)
             cdf.append(values)
             quantile.append(values)
-    weights = np.array([index.size for index in rows]) / s.size
-    return BarycenterMap(tuple(cdf), tuple(quantile), weights, float(jitter), convention)
+    if weights == "uniform":
+        w = np.full(n_groups, 1 / n_groups)
+    elif weights == "frequency":
+        w = np.array([index.size for index in rows]) / s.size
+    else:
+        raise ValueError(f"weights must be 'frequency' or 'uniform', got {weights!r}")
+    return BarycenterMap(tuple(cdf), tuple(quantile), w, float(jitter), convention)
