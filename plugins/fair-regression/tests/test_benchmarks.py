@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from harness_fair_regression.api import fit_barycenter_map
 from harness_fair_regression.metrics import ks_unfairness, w2_unfairness
-from harness_fair_regression.transport import fit_barycenter_map
 
 N = 1_000_000
 

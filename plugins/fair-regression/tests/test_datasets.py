@@ -9,9 +9,9 @@ from importlib.resources import files
 import numpy as np
 import pytest
 from harness_fair_regression import datasets
+from harness_fair_regression.api import fit_barycenter_map
 from harness_fair_regression.data import FairRegressionData
 from harness_fair_regression.metrics import ks_unfairness, w2_unfairness
-from harness_fair_regression.transport import fit_barycenter_map
 
 
 def _n_rows(data: FairRegressionData) -> int:

@@ -7,8 +7,8 @@ import dataclasses
 import numpy as np
 import pytest
 from harness_fair_regression import datasets, methods
+from harness_fair_regression.api import fit_barycenter_map
 from harness_fair_regression.metrics import ks_unfairness, w2_unfairness
-from harness_fair_regression.transport import fit_barycenter_map
 
 RNG = np.random.default_rng
 

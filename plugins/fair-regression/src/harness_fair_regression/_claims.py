@@ -257,6 +257,9 @@ class RiskCostLaw(Claim):
 
 # -- the meta-theorem --------------------------------------------------------------------
 
+LINEAR = {"model": "linear", "noise": 1.0}
+LIPSCHITZ = {"model": "lipschitz", "noise": 1.0}
+"""The synthetic models of the rate claims (the paper suite also runs noise 3, apart)."""
 SCALES, PROPORTIONS = (1.0, 2.0), (0.7, 0.3)
 """synthetic-unequal-variance's default group scales and proportions (the suite's)."""
 BOUND_C = 2 * max(np.dot(PROPORTIONS, SCALES) / s for s in SCALES) ** 2
@@ -279,11 +282,12 @@ class BoundKNN(Claim):
     subject = "projection"
     statement = (
         "On the Lipschitz model (d = 1) with groupwise k-NN (k = n^(2/3)) post-processed by"
-        " the barycenter map, at every n from 500 to 32,000 the fair risk E(g - g*)^2 is at"
+        " the barycenter map, at every n of the suite (main suite 500 to 32,000) the fair risk"
+        " E(g - g*)^2 is at"
         f" most C = 2 max_s (sbar / scale_s)^2 = {BOUND_C:.2f} times regression risk plus"
         " transport risk: the per-seed maximum over n of the ratio has mean below C."
     )
-    requires = (Cells("synthetic-unequal-variance", ("projection",), {"model": "lipschitz"},
+    requires = (Cells("synthetic-unequal-variance", ("projection",), LIPSCHITZ,
                       {"regressor": "knn-rate"}, min_seeds=5),)  # fmt: skip
     hypothesis = Less(BOUND_C)
     control_description = (
@@ -292,7 +296,8 @@ class BoundKNN(Claim):
     )
 
     def _cells(self, results: pd.DataFrame) -> pd.DataFrame:
-        return _rows(results, "projection", regressor="knn-rate").sort_values(
+        rows = self.requires[0].rows(results)
+        return _rows(rows, "projection", regressor="knn-rate").sort_values(
             ["seed", "dataset.n_train"], key=lambda c: c.astype(float)
         )
 
@@ -326,13 +331,17 @@ class _FairRate(Claim):
     control_params: ClassVar[dict[str, Any]]
     subject_params: ClassVar[dict[str, Any]] = {}
 
+    def _subject(self, results: pd.DataFrame) -> pd.DataFrame:
+        rows = self.requires[0].rows(results)
+        return _rows(rows, "projection", regressor=self.regressor, **self.subject_params)
+
     def statistic(self, results: pd.DataFrame) -> Estimate:
-        rows = _rows(results, "projection", regressor=self.regressor, **self.subject_params)
-        return _slope_estimate(rows, "fair-risk", self.exponent)
+        return _slope_estimate(self._subject(results), "fair-risk", self.exponent)
 
     def control(self, results: pd.DataFrame) -> pd.DataFrame:
-        subject = _rows(results, "projection", regressor=self.regressor, **self.subject_params)
-        return _swap(results, subject, _rows(results, "projection", **self.control_params))
+        rows = self.requires[-1].rows(results)
+        source = _rows(rows, "projection", **self.control_params)
+        return _swap(results, self._subject(results), source)
 
 
 class FairRateRidge(_FairRate):
@@ -349,10 +358,10 @@ class FairRateRidge(_FairRate):
     statement = (
         "On the linear model (d = 5, unequal group variances, so g* is not a shift), ridge"
         " post-processed by the barycenter map fitted on n_calib = n rows has fair risk"
-        " falling as n^-1 (the class's minimax rate (d + M) / n): slope -1 +- 0.1,"
-        " n = 250 to 16,000."
+        " falling as n^-1 (the class's minimax rate (d + M) / n): log-log slope -1 +- 0.1"
+        " over the suite's n range (main suite 250 to 16,000)."
     )
-    requires = (Cells("synthetic-unequal-variance", ("projection",), {"model": "linear"},
+    requires = (Cells("synthetic-unequal-variance", ("projection",), LINEAR,
                       {"regressor": "ridge"}, min_seeds=5),)  # fmt: skip
     hypothesis = Within(-1.0, SLOPE_MARGIN)
     control_description = (
@@ -375,11 +384,12 @@ class FairRateKNNBalanced(_FairRate):
         "On the Lipschitz model (d = 1; f* piecewise linear, so k-NN's squared bias is about"
         " (k/n)^3, from the ends of the support and the kink only), groupwise k-NN at the"
         " balanced k = n^(3/4) post-processed by the barycenter map has fair risk falling as"
-        " n^(-3/4), its regression rate on this f*: slope -0.75 +- 0.1, n = 500 to 32,000."
+        " n^(-3/4), its regression rate on this f*: log-log slope -0.75 +- 0.1 over the"
+        " suite's n range (main suite 500 to 32,000)."
     )
-    requires = (Cells("synthetic-unequal-variance", ("projection",), {"model": "lipschitz"},
+    requires = (Cells("synthetic-unequal-variance", ("projection",), LIPSCHITZ,
                       {"regressor": "knn-balanced"}, min_seeds=5),
-                Cells("synthetic-unequal-variance", ("projection",), {"model": "lipschitz"},
+                Cells("synthetic-unequal-variance", ("projection",), LIPSCHITZ,
                       {"regressor": "knn-undersmoothed"}, min_seeds=5))  # fmt: skip
     hypothesis = Within(-0.75, SLOPE_MARGIN)
     control_description = (
@@ -401,11 +411,12 @@ class FairRateKNNClass(_FairRate):
     statement = (
         "On the Lipschitz model (d = 1), groupwise k-NN at the class's rate-optimal"
         " k = n^(2/3) post-processed by the barycenter map has fair risk falling at the"
-        " Lipschitz minimax rate n^(-2/3): slope -2/3 +- 0.1, n = 500 to 32,000."
+        " Lipschitz minimax rate n^(-2/3): log-log slope -2/3 +- 0.1 over the suite's n"
+        " range (main suite 500 to 32,000)."
     )
-    requires = (Cells("synthetic-unequal-variance", ("projection",), {"model": "lipschitz"},
+    requires = (Cells("synthetic-unequal-variance", ("projection",), LIPSCHITZ,
                       {"regressor": "knn-rate"}, min_seeds=5),
-                Cells("synthetic-unequal-variance", ("projection",), {"model": "lipschitz"},
+                Cells("synthetic-unequal-variance", ("projection",), LIPSCHITZ,
                       {"regressor": "knn-undersmoothed"}, min_seeds=5))  # fmt: skip
     hypothesis = Within(-2 / 3, SLOPE_MARGIN)
     control_description = "k = n^(1/3) (undersmoothed) in place of n^(2/3)"

@@ -46,8 +46,9 @@ Shapes and units (n_* = rows of a split, d = features, M = groups):
 * ``base_predictions(data, regressor, rows=None)``: ``{"train", "calib", "test"}`` ->
   predictions of each split by the base regressor fitted on (X, one-hot S) of the
   training rows, cached per loaded dataset.
-* ``fit_barycenter_map(pred, s, M, jitter=, split=, rng=, convention=)``: the empirical
-  Wasserstein-barycenter map of Chzhen et al. (NeurIPS 2020); ``.transform(pred, s, rng)``.
+* ``fit_barycenter_map(pred, s, M, jitter=, split=, rng=, convention=, weights=)``: the
+  empirical Wasserstein-barycenter map of Chzhen et al. (NeurIPS 2020);
+  ``.transform(pred, s, rng)``.
 * ``ks_unfairness``, ``w2_unfairness``, ``sp_disparity``: exact unfairness of (pred, s).
 
 Importing this module is light (numpy only); scikit-learn is imported when a base
@@ -56,6 +57,12 @@ regressor is fitted.
 
 from __future__ import annotations
 
+from harness_fair_regression._transport import (
+    BarycenterMap,
+    Convention,
+    Weights,
+    fit_barycenter_map,
+)
 from harness_fair_regression.data import (
     FairRegressionData,
     RegressionOutput,
@@ -70,7 +77,6 @@ from harness_fair_regression.methods import (
     make_regressor,
 )
 from harness_fair_regression.metrics import ks_unfairness, sp_disparity, w2_unfairness
-from harness_fair_regression.transport import BarycenterMap, Convention, fit_barycenter_map
 
 __all__ = [
     "TASK",
@@ -80,6 +86,7 @@ __all__ = [
     "GroupwiseKNN",
     "RegressionOutput",
     "Regressor",
+    "Weights",
     "aware_features",
     "base_predictions",
     "check_groups",

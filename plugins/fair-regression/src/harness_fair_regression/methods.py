@@ -11,8 +11,8 @@ from pydantic import Field
 from pydantic.dataclasses import dataclass
 
 from harness import Method
+from harness_fair_regression._transport import Convention, Weights, fit_barycenter_map
 from harness_fair_regression.data import FairRegressionData, RegressionOutput
-from harness_fair_regression.transport import Convention, Weights, fit_barycenter_map
 
 __all__ = [
     "Adversarial",
@@ -410,7 +410,7 @@ class WassersteinBarycenter(Method):
     -----
     Each group's calibration predictions are cut into two random halves: the first gives
     F_s, the second Q_s; weights p_s are calibration frequencies. Fresh jitter is drawn at
-    test time. Vectorised with sort/searchsorted (see ``transport.py``).
+    test time. Vectorised with sort/searchsorted (see ``_transport.py``).
     """
 
     name = "wasserstein-barycenter"
