@@ -634,15 +634,26 @@ def _summarise(
     if not results.empty:
         out = report_dir / safe_name(spec.name)
         selection = spec.expanded.get("overrides", [])
-        written = write_report(
-            results, registry, tracker, spec.name, out, link, selection, verdicts
+        key = _report_key(spec.name, results, verdicts, selection)
+        stamp = out / ".harness-report-key"
+        current = (
+            outcome.ran == 0
+            and (out / "report.html").is_file()
+            and stamp.is_file()
+            and stamp.read_text() == key
         )
-        for problem in written:
-            console.print(f"[red]{escape(problem)}[/]")
+        if not current:  # a resumed run with nothing new keeps the report it has
+            written = write_report(
+                results, registry, tracker, spec.name, out, link, selection, verdicts
+            )
+            for problem in written:
+                console.print(f"[red]{escape(problem)}[/]")
+            stamp.write_text(key)
         for _, parent in outcome.experiments.values():
             tracker.log_folder(parent, out, "report")
             tracker.set_tags(parent, {f"claim.{v.claim}": str(v.status) for v in verdicts})
-        console.print(f"Report: {escape(str(out))}/report.html")
+        note = " (current: same cells, runs and verdicts; not rebuilt)" if current else ""
+        console.print(f"Report: {escape(str(out))}/report.html{note}")
     if not tracker.uri.startswith(("http://", "https://")):
         console.print(f"Open the UI with: harness ui --tracking-uri '{escape(tracker.uri)}', then")
     for name, (experiment_id, _) in outcome.experiments.items():
@@ -653,6 +664,21 @@ def _summarise(
     if verdicts:
         _print_verdicts(verdicts)
     return verdicts
+
+
+def _report_key(name: str, results: Any, verdicts: list[Any], selection: list[str]) -> str:
+    """A digest of what a suite's report shows: its cells' latest runs (cell hashes cover
+    the plugins' code), the verdicts, the options that chose the cells and the harness
+    version that draws it. Equal keys mean the report on disk is what this code computes."""
+    import hashlib
+    import json
+
+    from harness import __version__, claims, report
+
+    code = [hashlib.sha256(Path(m.__file__).read_bytes()).hexdigest() for m in (report, claims)]
+    runs = sorted(zip(results.get("cell_hash", []), results.get("run_id", []), strict=True))
+    body = [name, __version__, code, list(selection), runs, [v.as_dict() for v in verdicts]]
+    return hashlib.sha256(json.dumps(body, default=str).encode()).hexdigest()
 
 
 def _duration(seconds: float) -> str:

@@ -104,6 +104,18 @@ def test_strict_claims_exits_3_and_without_it_verdicts_do_not_change_the_exit(ra
     assert rerun.returncode == 3 and "0 to run" in rerun.stdout
 
 
+def test_a_resumed_run_with_nothing_new_keeps_the_report_and_rebuilds_a_missing_one(ran):
+    env, path, store, folder, _ = ran
+    report = folder / "reports" / "toy-claims" / "report.html"
+    report.write_text(report.read_text() + "<!-- kept -->")
+    kept = harness(env, "run", path, "--tracking-uri", store, cwd=folder)
+    assert "not rebuilt" in kept.stdout and report.read_text().endswith("<!-- kept -->")
+    report.unlink()
+    rebuilt = harness(env, "run", path, "--tracking-uri", store, cwd=folder)
+    assert "not rebuilt" not in rebuilt.stdout and report.is_file()
+    assert "1 reproduced" in rebuilt.stdout  # the verdicts are printed either way
+
+
 def test_run_claim_runs_only_the_cells_the_claim_needs(ran, tmp_path):
     env, path, _, _, _ = ran
     store = f"sqlite:///{tmp_path}/mlflow.db"
