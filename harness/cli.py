@@ -881,6 +881,10 @@ def list_(tasks: tuple[str, ...]) -> None:
                     continue
                 summary = (inspect.getdoc(entry.cls) or "").split("\n", 1)[0]
                 params = _params_text(entry.cls)
+                if kind == "claim":  # what it states, and what would make it hold
+                    summary = getattr(entry.cls, "statement", summary)
+                    hypothesis = getattr(entry.cls, "hypothesis", "")
+                    params = f"estimate {hypothesis}; {getattr(entry.cls, 'source', '')}"
                 table.add_row(*_plain(kind, name, entry.plugin, summary, params))
         console.print(table)
 

@@ -237,3 +237,11 @@ def test_an_added_method_is_placed_in_the_subjects_place():
 def test_too_few_seeds_is_not_run_naming_the_cells():
     (verdict,) = evaluate_claims([NewBeatsOld], _table(1.0, seeds=1))
     assert verdict.status == Status.NOT_RUN and "d x new: 1 of 2 seeds" in verdict.reason
+
+
+def test_list_shows_each_claim_with_its_statement_and_hypothesis(ran):
+    env, *_ = ran
+    listed = harness(env, "list", "--task", "toy")
+    assert listed.returncode == 0, listed.stderr
+    line = next(line for line in listed.stdout.splitlines() if "shift-raises-error" in line)
+    assert "claim" in line and "estimate > 0" in listed.stdout
