@@ -245,19 +245,38 @@ def _existing_store(tracking_uri: str | None) -> Any:
     return Tracker(uri)
 
 
-def _dry_run(spec: Any, tracking_uri: str | None, force: bool) -> None:
-    """``harness run --dry-run``: every cell with what a run would do with it (resume it
-    from the store, or run it and why), read without writing to the store; a store that
-    does not exist yet is not created."""
+DRY_RUN_SHOWN = 5  # cells shown per task by --dry-run without -v
+
+
+def _dry_run(spec: Any, tracking_uri: str | None, force: bool, verbose: bool = False) -> None:
+    """``harness run --dry-run``: per task, how many cells a run would resume from the
+    store and how many it would run and why, then the first cells of each task (every cell
+    with ``verbose``); read without writing to the store (a store that does not exist yet is
+    not created)."""
     from harness.runner import planned_states
     from harness.tracking import Tracker, resolve_uri, sqlite_store_missing
 
     uri = resolve_uri(tracking_uri)
     missing = sqlite_store_missing(uri)
     states = planned_states(spec, None if missing else Tracker(uri), force=force)
+    counts = Table(title=escape(f"{spec.name}: {len(spec.cells)} cells by task and state"))
+    for column in ("task", "cells", "done", "to run (why)"):
+        counts.add_column(column, overflow="fold")
+    shown: list[Any] = []
+    for task in spec.tasks():
+        cells = [c for c in spec.cells if c.task == task]
+        per = Counter(states[c.cell_hash] for c in cells)
+        todo = "; ".join(f"{n}: {reason}" for reason, n in per.items() if reason != "done")
+        counts.add_row(*_plain(task, str(len(cells)), str(per["done"]), todo or "0"))
+        shown += cells if verbose else cells[:DRY_RUN_SHOWN]
+    console.print(counts)
+    title = (
+        f"every cell of {spec.name}"
+        if verbose
+        else (f"the first {DRY_RUN_SHOWN} cells of each task (-v shows every cell)")
+    )
+    console.print(_cell_table(shown, title, states))
     done = sum(state == "done" for state in states.values())
-    title = f"{spec.name}: {len(spec.cells)} cells"
-    console.print(_cell_table(spec.cells, title, states))
     reasons = Counter(state for state in states.values() if state != "done")
     why = "".join(f"; {n} cell(s): {escape(reason)}" for reason, n in reasons.items())
     console.print(
@@ -333,6 +352,7 @@ class _Jobs(click.ParamType):
     help="Print every cell and what a run would do with it (done, or why it runs); run nothing.",
 )
 @click.option("--fail-fast", is_flag=True, help="Stop at the first failed or timed-out cell.")
+@click.option("-v", "--verbose", is_flag=True, help="With --dry-run: list every cell.")
 @click.option(
     "--report-dir",
     default="reports",
@@ -364,6 +384,7 @@ def run(
     force: bool,
     dry_run: bool,
     fail_fast: bool,
+    verbose: bool,
     report_dir: str,
     claim_names: tuple[str, ...],
     strict_claims: bool,
@@ -375,7 +396,7 @@ def run(
     if claim_names:
         spec = _claim_cells(registry, spec, claim_names)
     if dry_run:
-        _dry_run(spec, tracking_uri, force)
+        _dry_run(spec, tracking_uri, force, verbose)
         return
     from harness.runner import raise_on_sigterm, run_suite
     from harness.tracking import Tracker
