@@ -198,10 +198,11 @@ def test_retained_heap_stops_the_page_faults_of_a_training_step():
     assert kept < plain / 4, (plain, kept)
 
 
-def test_training_loops_run_inside_retained_heap(monkeypatch):
-    """The group trainer (and through it every QCNN/SEL method) raises both glibc thresholds
-    before training and trims the heap after; fails with the decorator removed from
-    ``_engine.train_group``."""
+def test_training_loops_retain_the_heap_only_when_asked_and_restore_it(monkeypatch):
+    """With ``retain_heap=True`` the group trainer raises both glibc thresholds before
+    training, then sets them back to glibc's defaults and trims the heap; with the default
+    (False) it calls no ``mallopt`` at all. Fails with the restore removed from
+    ``retained_heap`` or with the params check removed from ``retained_heap_if``."""
     calls = []
 
     class FakeLibc:
@@ -217,9 +218,11 @@ def test_training_loops_run_inside_retained_heap(monkeypatch):
     data = _data()
     method = QCNNGroupMethod()
     method.run(data, method.Params(**QCNNGroupMethod.test_params), 0)
-    limit = 32 << 20
-    assert calls[:2] == [("mallopt", -3, limit), ("mallopt", -1, limit)], calls
-    assert calls[-1] == ("malloc_trim", 0), calls
+    assert calls == []
+    method.run(data, method.Params(**QCNNGroupMethod.test_params, retain_heap=True), 0)
+    limit, default = 32 << 20, 128 * 1024
+    assert calls == [("mallopt", -3, limit), ("mallopt", -1, limit), ("mallopt", -3, default),
+                     ("mallopt", -1, default), ("malloc_trim", 0)], calls  # fmt: skip
 
 
 def _data():

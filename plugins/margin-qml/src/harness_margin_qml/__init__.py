@@ -7,6 +7,7 @@ ICML 2025 (arXiv 2411.06919).
 from __future__ import annotations
 
 from harness import hookimpl
+from harness_margin_qml.claims import CLAIMS
 from harness_margin_qml.datasets import ClusterPhases, DigitsBinary, TfimPhases
 from harness_margin_qml.methods import (
     NQE,
@@ -67,3 +68,8 @@ def harness_metrics():
 @hookimpl
 def harness_reports():
     return [MarginCorrelation]
+
+
+@hookimpl
+def harness_claims():
+    return list(CLAIMS)

@@ -17,7 +17,7 @@ from torch.nn import functional
 
 from harness_margin_qml import batched, circuits, sim
 from harness_margin_qml.data import QMLData, QNNOutput
-from harness_margin_qml.training import fit, plateaued, retained_heap
+from harness_margin_qml.training import fit, plateaued, retained_heap_if
 
 if TYPE_CHECKING:
     from harness_margin_qml.methods import _TrainParams
@@ -27,7 +27,7 @@ __all__ = ["mlp", "pretrain_nqe", "train", "train_group", "train_iqp"]
 _REAL = {"complex64": torch.float32, "complex128": torch.float64}
 
 
-@retained_heap()  # the loop's temporaries stay in the heap (process-wide; see its notes)
+@retained_heap_if("params")  # only with params.retain_heap; restored after
 def train(ansatz, embed, data: QMLData, params: _TrainParams, seed: int, extra=()) -> QNNOutput:
     """Train ``ansatz`` on states ``embed(x)`` from U[0, 2π) angles; see ``training.fit``."""
     real, ctype = _REAL[params.precision], sim.CDTYPES[params.precision]
@@ -61,7 +61,7 @@ def train(ansatz, embed, data: QMLData, params: _TrainParams, seed: int, extra=(
     )
 
 
-@retained_heap()  # the loop's temporaries stay in the heap (process-wide; see its notes)
+@retained_heap_if("params")  # only with params.retain_heap; restored after
 def train_group(
     ansatze, embed, data: QMLData, params: _TrainParams, seed: int, eval_chunk: int = 256
 ) -> list[QNNOutput]:
@@ -186,7 +186,7 @@ def mlp(n: int) -> torch.nn.Sequential:
     return torch.nn.Sequential(*layers)
 
 
-@retained_heap()  # the loop's temporaries stay in the heap (process-wide; see its notes)
+@retained_heap_if("params")  # only with params.retain_heap; restored after
 def pretrain_nqe(net, x, y, params, gen: torch.Generator) -> None:
     """Fit |<ψ(x1)|ψ(x2)>|² to 1[y1 = y2] on random pairs (MSE, SGD)."""
     opt = torch.optim.SGD(net.parameters(), lr=params.pretrain_lr)

@@ -36,7 +36,9 @@ Helpers that import torch on first use (attribute access, not at ``import``):
   the task scores each member; the report expands them into one row per model).
 - ``fit`` (the training loop), ``class_loss``, ``plateaued``, ``torch_threads``,
   ``retained_heap`` (glibc serves and keeps a training loop's large temporaries in the heap
-  instead of fresh pages; process-wide from the first call).
+  instead of fresh pages; thresholds restored on exit).
+
+``Method`` and ``Skip`` are harness's own (``from harness import Method, Skip``).
 """
 
 from __future__ import annotations
@@ -44,7 +46,6 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from harness import Method, Skip
 from harness_margin_qml.data import QMLData, QNNGroupOutput, QNNOutput
 from harness_margin_qml.datasets import add_label_noise
 from harness_margin_qml.metrics import margins, trace_distance
@@ -72,11 +73,9 @@ if TYPE_CHECKING:  # resolved lazily by __getattr__ below
 __all__ = [
     "QCNN",
     "GroupCircuit",
-    "Method",
     "QMLData",
     "QNNGroupOutput",
     "QNNOutput",
-    "Skip",
     "StronglyEntangling",
     "add_label_noise",
     "amplitude_states",

@@ -36,6 +36,7 @@ class _TrainParams:
     batch_size: int = 0
     precision: Literal["complex64", "complex128"] = "complex64"
     n_threads: int = 1
+    retain_heap: bool = False
 
     def __post_init__(self) -> None:
         for name in ("layers", "max_steps", "window", "n_threads"):
@@ -80,6 +81,9 @@ class QCNNMethod(Method):
     precision : {"complex64", "complex128"}, default="complex64"
     n_threads : int, default=1
         torch intra-op threads during the run.
+    retain_heap : bool, default=False
+        Train inside ``training.retained_heap`` (glibc keeps the step's temporaries in
+        the heap; about 7% less CPU at 10 qubits), restored after the run.
 
     Returns
     -------
@@ -120,7 +124,7 @@ class StronglyEntanglingMethod(Method):
     Parameters
     ----------
     layers : int, default=1
-    lr, max_steps, window, loss, batch_size, precision, n_threads
+    lr, max_steps, window, loss, batch_size, precision, n_threads, retain_heap
         As for ``qcnn``.
 
     Returns
@@ -182,7 +186,7 @@ class QCNNGroupMethod(Method):
     ----------
     layers : list of int, default=[1, 3, 5, 7, 9]
         The depths L of the members (distinct).
-    shared, lr, max_steps, window, loss, batch_size, precision, n_threads
+    shared, lr, max_steps, window, loss, batch_size, precision, n_threads, retain_heap
         As for ``qcnn``.
 
     Returns
@@ -221,7 +225,7 @@ class StronglyEntanglingGroupMethod(Method):
     Parameters
     ----------
     layers : list of int, default=[1, 3, 5, 7, 9]
-    lr, max_steps, window, loss, batch_size, precision, n_threads
+    lr, max_steps, window, loss, batch_size, precision, n_threads, retain_heap
         As for ``qcnn``.
 
     Returns
@@ -264,7 +268,7 @@ class IQPEmbedding(Method):
     ----------
     n_repeats : int, default=3
     shared : bool, default=True
-    layers, lr, max_steps, window, loss, batch_size, precision, n_threads
+    layers, lr, max_steps, window, loss, batch_size, precision, n_threads, retain_heap
         As for ``qcnn``; here window=300 and batch_size=16 by default.
 
     Returns
@@ -312,7 +316,9 @@ class NQE(Method):
     pretrain_steps : int, default=5000
     pretrain_lr : float, default=0.005
     pairs : int, default=64
-    n_repeats, shared, layers, lr, max_steps, window, loss, batch_size, precision, n_threads
+    n_repeats, shared, layers, lr, max_steps, window, loss
+        As for ``iqp-embedding``.
+    batch_size, precision, n_threads, retain_heap
         As for ``iqp-embedding``.
 
     Returns

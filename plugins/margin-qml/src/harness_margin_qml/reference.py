@@ -10,7 +10,9 @@ from importlib import resources
 
 import pandas as pd
 
-__all__ = ["authors_cluster_10q"]
+__all__ = ["SOURCE", "authors_cluster_10q", "authors_results"]
+
+SOURCE = "takh04/Q-margin"
 
 
 def authors_cluster_10q() -> pd.DataFrame:
@@ -31,3 +33,27 @@ def authors_cluster_10q() -> pd.DataFrame:
     path = resources.files("harness_margin_qml") / "data" / "authors_cluster_10q.csv"
     with resources.as_file(path) as f:
         return pd.read_csv(f, dtype={"method.shared": str}, keep_default_na=False)
+
+
+def authors_results() -> pd.DataFrame:
+    """:func:`authors_cluster_10q` as a ``harness results`` table: ``task`` added, params as
+    strings (``dataset.noise`` ``"1.0"``, ``method.layers`` ``"9"``, ...) and
+    ``dataset.source`` = ``"takh04/Q-margin"``, which the claims on the authors' data
+    require and no suite's cell has.
+
+    Returns
+    -------
+    pandas.DataFrame
+        375 rows; ``plugins/margin-qml/results/authors-cluster-10q.parquet`` holds it.
+    """
+    df = authors_cluster_10q()
+    df.insert(0, "task", "margin-qml")
+    df["dataset.source"] = SOURCE
+    df["dataset.noise"] = df["dataset.noise"].astype(float).map(str)
+    df["seed"] = df["seed"].astype("Int64")
+    for column in df.columns:
+        if column.startswith(("dataset.", "method.")):
+            df[column] = df[column].astype(str)
+        elif df[column].dtype.kind == "i" and column != "seed":
+            df[column] = df[column].astype(float)  # metrics are floats in a results table
+    return df

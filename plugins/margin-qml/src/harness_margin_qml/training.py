@@ -16,7 +16,7 @@ import numpy as np
 import torch
 from torch.nn import functional
 
-__all__ = ["class_loss", "fit", "plateaued", "retained_heap", "torch_threads"]
+__all__ = ["class_loss", "fit", "plateaued", "retained_heap", "retained_heap_if", "torch_threads"]
 
 
 def plateaued(losses: list[float], window: int) -> bool:
@@ -114,6 +114,7 @@ def torch_threads(n: int) -> Iterator[None]:
 # glibc's mallopt parameters (malloc.h): the free memory at the heap's top kept, and the
 # size from which an allocation gets pages of its own (mmap) instead of heap memory
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
+_GLIBC_DEFAULT = 128 * 1024  # both thresholds' documented defaults (glibc manual)
 
 
 @functools.cache
@@ -150,12 +151,13 @@ def retained_heap(limit_bytes: int = 32 << 20) -> Iterator[None]:
     with both at 256 MiB, 200 steps took 0.93x the CPU time in six paired whole-process
     runs. ``_engine.train``, ``train_group`` and ``pretrain_nqe`` run inside it.
 
-    Process-wide: the thresholds stay raised after the block, because glibc cannot return
-    to its adaptive thresholds, and their fixed defaults (128 KiB) would fault more than
-    the adaptive ones do. Later cells on the same worker process (of any plugin) therefore
-    run with these thresholds too, as glibc's adaptive ones would after a large allocation
-    was freed. On leaving the block the heap is trimmed (``malloc_trim``), so what the block
-    held is given back once. Source: glibc manual, "Malloc Tunable Parameters".
+    Scoped: on leaving the block both thresholds are set back to glibc's documented
+    defaults (128 KiB) and the heap is trimmed (``malloc_trim``), so later cells on the
+    same worker (of any plugin) run with glibc's default settings. (glibc cannot return to
+    its *adaptive* mmap threshold once ``mallopt`` was called; the fixed default is the
+    nearest.) The methods enter it only when their ``retain_heap`` param is true (the
+    paper-scale suite sets it; :func:`retained_heap_if`). Source: glibc manual, "Malloc
+    Tunable Parameters".
 
     Raises
     ------
@@ -172,4 +174,28 @@ def retained_heap(limit_bytes: int = 32 << 20) -> Iterator[None]:
         yield
     finally:
         if applied:
+            for param in (_M_MMAP_THRESHOLD, _M_TRIM_THRESHOLD):
+                libc.mallopt(param, _GLIBC_DEFAULT)
             libc.malloc_trim(0)
+
+
+def retained_heap_if(name: str) -> Callable[[Callable], Callable]:
+    """Decorator: run the function inside :func:`retained_heap` when its keyword or
+    positional argument ``name`` (a params object) has ``retain_heap`` true."""
+
+    def decorate(function: Callable) -> Callable:
+        import inspect
+
+        position = list(inspect.signature(function).parameters).index(name)
+
+        @functools.wraps(function)
+        def wrapper(*args, **kwargs):
+            params = kwargs[name] if name in kwargs else args[position]
+            if not getattr(params, "retain_heap", False):
+                return function(*args, **kwargs)
+            with retained_heap():
+                return function(*args, **kwargs)
+
+        return wrapper
+
+    return decorate
