@@ -7,6 +7,10 @@ those draws, about ``alpha (1 - alpha) / R`` (the R-draw threshold is a sample q
 ``SE^2 = alpha (1 - alpha) (1/T + 1/R)``. With T = R = 3,200 the band at alpha = 0.05 is
 [0.036, 0.064], and a test of level 0.08 lands below 0.064 with probability < 0.01
 (test_band_fails_a_level_0_08_test). Analytic nulls (no R term) use T = 1,600: same band.
+
+A Monte Carlo p-value is exact whatever the statistic, so those checks catch a broken sampler;
+the closed-form checks at the end catch a wrong statistic (its null moments, and its mean
+under a known alternative).
 """
 
 import functools
@@ -15,6 +19,14 @@ import math
 import numpy as np
 import pytest
 from harness_gmm_testing import methods
+from harness_gmm_testing._centres import gauss_hermite_centres
+from harness_gmm_testing._hermite import (
+    chaos_dimension,
+    hermite_features,
+    hermite_u_statistic,
+    normalised_hermite,
+    u_statistic_from_features,
+)
 from harness_gmm_testing.data import PancakeLaw, TestingData, TestOutput
 from scipy import stats
 
@@ -93,13 +105,65 @@ def test_hermite_level_is_alpha_at_0_01_too():
     assert low <= np.mean(p <= 0.01) <= high
 
 
-def test_anti_conservative_variant_fails_the_level_check():
-    # The deliberately wrong variant: Hermite p-values scaled by 0.05 / 0.08, so it rejects
-    # whenever the calibrated test would at alpha = 0.08 (true level 0.08). The same samples
-    # that pass test_monte_carlo_level_is_alpha must fail the band.
-    p = _hermite_p() * 0.05 / 0.08
-    _, high = level_band(0.05, p.size, MC_DRAWS)
-    assert np.mean(p <= 0.05) > high
+# -- the statistic itself, against its closed-form moments -----------------------------------
+# A Monte Carlo p-value is exact for any statistic, so the level checks above catch a broken
+# sampler, not a wrong statistic. These checks do: the Hermite U-statistic has null mean 0,
+# null variance 2 N_m / (n (n - 1)) and mean lambda^2 under the pancakes (science notes §3.2).
+
+MOMENT_DRAWS = 1500
+
+
+def _u_draws(statistic, law=None, n=60, d=3, m=4, seed=5):
+    """``MOMENT_DRAWS`` values of ``statistic(X, m)`` on N(0, I_d) samples (``law=None``) or
+    on pancakes with 1-D law ``law``."""
+    data = TestingData(law or PancakeLaw(np.zeros(1), np.ones(1), 1.0, 3, 0.0), n, d,
+                       MOMENT_DRAWS, seed)  # fmt: skip
+    return np.array([statistic(X, m) for X in data.samples("h1" if law else "h0")])
+
+
+def _null_moments_hold(statistic) -> bool:
+    """Null mean within 4 s.e. of 0 and variance within 25% of 2 N_m / (n (n - 1))."""
+    n, d, m = 60, 3, 4
+    u = _u_draws(statistic, n=n, d=d, m=m)
+    var = 2 * chaos_dimension(d, m) / (n * (n - 1))
+    return abs(u.mean()) < 4 * math.sqrt(var / u.size) and abs(u.var() / var - 1) < 0.25
+
+
+def test_hermite_u_statistic_has_its_closed_form_null_moments():
+    assert _null_moments_hold(hermite_u_statistic)
+
+
+def test_a_v_statistic_fails_the_null_moment_check():
+    # Wrong statistic: the diagonal i = j left in (|sum_i phi_i|^2 / (n (n - 1))), null mean
+    # N_m / (n - 1).
+    def v_statistic(X, m):
+        total = hermite_features(X, m).sum(axis=0)
+        return float(total @ total) / (X.shape[0] * (X.shape[0] - 1))
+
+    assert not _null_moments_hold(v_statistic)
+
+
+def test_a_statistic_with_one_wrong_hermite_normalisation_fails_the_null_moment_check():
+    # Wrong statistic: the pure x_1^m feature left as He_m(x_1) instead of He_m / sqrt(m!),
+    # so its null variance is m! times too large (the U-statistic's variance grows).
+    def unnormalised(X, m):
+        features = hermite_features(X, m)
+        features[:, 0] *= math.sqrt(math.factorial(m))
+        return u_statistic_from_features(features)
+
+    assert not _null_moments_hold(unnormalised)
+
+
+def test_hermite_u_statistic_has_mean_lambda_squared_under_the_pancakes():
+    # Gauss-Hermite k = 2, delta = 0.9: lambda_4 = 0.9^2 * E_A[h_4] (closed form); U_4 is
+    # unbiased for lambda_4^2. A degree-3 statistic (matched) has mean 0 instead.
+    s, w = gauss_hermite_centres(2)
+    law = PancakeLaw(math.sqrt(0.9) * s, w, math.sqrt(0.1), 3, 0.0)
+    lam = 0.9**2 * float(w @ normalised_hermite(4, s))
+    u = _u_draws(hermite_u_statistic, law=law)
+    assert abs(u.mean() - lam**2) < 4 * u.std() / math.sqrt(u.size)
+    wrong = _u_draws(lambda X, m: hermite_u_statistic(X, m - 1), law=law)
+    assert abs(wrong.mean() - lam**2) > 4 * wrong.std() / math.sqrt(wrong.size)
 
 
 ANALYTIC_TESTS = [

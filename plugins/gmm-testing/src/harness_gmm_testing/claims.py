@@ -253,6 +253,7 @@ class HermitePowerAtClosedForm(Claim):
         Cells("pancakes-uniform", ("hermite-moment-test",), {"delta": 0.95, **at}, ORACLE, 1)
         for at in _AT_CLOSED_FORM
     )
+    configurations: ClassVar[tuple[dict[str, float], ...]] = _AT_CLOSED_FORM
     hypothesis = Within(0.9, 0.1)
     unit = "configuration (k, d)"
     control_description = (
@@ -266,8 +267,8 @@ class HermitePowerAtClosedForm(Claim):
             if abs(_number(row["dataset.n"]) / predicted - 1) > 0.02:
                 continue
             units.append(_row_unit(row, "power", _label(row, "k", "d", "n")))
-        if len(units) < len(_AT_CLOSED_FORM):
-            raise ValueError(f"{len(units)} cells at the closed-form n, {len(_AT_CLOSED_FORM)}"
+        if len(units) < len(self.configurations):
+            raise ValueError(f"{len(units)} cells at the closed-form n, {len(self.configurations)}"
                              " needed (n within 2% of dataset.predicted_n90)")  # fmt: skip
         return every(units, self.hypothesis, "power at the closed-form n_0.9")
 

@@ -20,6 +20,7 @@ __all__ = [
     "SecondsPerTest",
     "TypeOneError",
     "threshold_levels",
+    "threshold_spread",
     "wilson_interval",
 ]
 
@@ -41,10 +42,12 @@ def wilson_interval(successes: int, trials: int, level: float = 0.95) -> tuple[f
     return float(max(0.0, centre - half)), float(min(1.0, centre + half))
 
 
-def _rate(p_values: np.ndarray, alpha: float) -> dict[str, float]:
+def _rate(p_values: np.ndarray, alpha: float, draws: int) -> dict[str, float]:
     rejected = int(np.sum(p_values <= alpha))
-    low, high = wilson_interval(rejected, p_values.size)
-    return {"rate": rejected / p_values.size, "low": low, "high": high}
+    rate, trials = rejected / p_values.size, p_values.size
+    low, high = wilson_interval(rejected, trials)
+    spread = threshold_spread(rate, trials, alpha, draws)
+    return {"rate": rate, "low": low, "high": high, "mc_sd": spread}
 
 
 def threshold_levels(draws: int, alpha: float, points: int = 400) -> np.ndarray:
@@ -64,21 +67,26 @@ def threshold_levels(draws: int, alpha: float, points: int = 400) -> np.ndarray:
     return stats.beta(j, draws + 1 - j).ppf((np.arange(points) + 0.5) / points)
 
 
-def _threshold_sd(output: TestOutput, alpha: float, alternative: bool) -> float:
-    """Standard deviation a rate owes to the R-draw Monte Carlo threshold that every trial
-    of the cell shares (0 for a closed-form null).
+def threshold_spread(rate: float, trials: int, alpha: float, draws: int) -> float:
+    """Standard deviation a rejection rate owes to the R-draw Monte Carlo threshold that
+    every trial of a cell shares (0 for a closed-form null, ``draws`` = 0).
 
-    For the type-I error it is the s.d. of the level law (:func:`threshold_levels`); for
-    the power, the s.d. of the empirical ROC curve (H1 trials' statistics against the H0
-    trials' quantiles) read at those levels.
+    The level L of the R-draw test follows :func:`threshold_levels`. Under H0 the rate's
+    spread is that of L. Under H1 the power at level L is read off an equal-variance
+    binormal ROC curve through the observed rate at the mean level,
+    ``power(L) = Phi(a - Phi^-1(1 - L))`` (the rate clipped to [0.5, T - 0.5] / T so that
+    a saturated cell keeps a finite ``a``); an H0 rate (``rate`` near alpha) gives the
+    spread of L itself.
+
+    Source: binormal ROC model (Metz, Semin. Nucl. Med. 8, 1978); Beta law of the level
+    as in :func:`threshold_levels`.
     """
-    levels = threshold_levels(output.calibration_draws, alpha)
+    levels = threshold_levels(draws, alpha)
     if levels.size == 0:
         return 0.0
-    if not alternative:
-        return float(np.std(levels))
-    cuts = np.quantile(output.stat_null, 1.0 - levels)
-    return float(np.std((output.stat_alt[None, :] > cuts[:, None]).mean(axis=1)))
+    clipped = min(max(rate, 0.5 / trials), 1 - 0.5 / trials)
+    shift = stats.norm.ppf(clipped) + stats.norm.isf(float(levels.mean()))
+    return float(np.std(stats.norm.cdf(shift - stats.norm.isf(levels))))
 
 
 @dataclass
@@ -102,7 +110,7 @@ class TypeOneError(Metric):
         ``rate``, ``low``, ``high`` in [0, 1]; closer to alpha is better (a valid test has
         rate <= alpha up to sampling error). ``mc_sd``: the s.d. the cell's Monte Carlo
         threshold adds (shared by all its trials, so not in the Wilson interval; 0 for a
-        closed-form null).
+        closed-form null; :func:`threshold_spread`).
     """
 
     name = "type1-error"
@@ -111,8 +119,7 @@ class TypeOneError(Metric):
     Params = _AlphaParams
 
     def compute(self, data: TestingData, output: TestOutput) -> dict[str, float]:
-        rate = _rate(output.p_null, self.params.alpha)
-        return {**rate, "mc_sd": _threshold_sd(output, self.params.alpha, alternative=False)}
+        return _rate(output.p_null, self.params.alpha, output.calibration_draws)
 
 
 class Power(Metric):
@@ -128,8 +135,8 @@ class Power(Metric):
     -------
     dict
         ``rate``, ``low``, ``high`` in [0, 1]; higher is better. ``mc_sd``: the s.d. the
-        cell's Monte Carlo threshold adds (the empirical ROC curve read over the law of the
-        threshold's level; 0 for a closed-form null).
+        cell's Monte Carlo threshold adds (:func:`threshold_spread`; 0 for a closed-form
+        null).
     """
 
     name = "power"
@@ -138,8 +145,7 @@ class Power(Metric):
     Params = _AlphaParams
 
     def compute(self, data: TestingData, output: TestOutput) -> dict[str, float]:
-        rate = _rate(output.p_alt, self.params.alpha)
-        return {**rate, "mc_sd": _threshold_sd(output, self.params.alpha, alternative=True)}
+        return _rate(output.p_alt, self.params.alpha, output.calibration_draws)
 
 
 class AUC(Metric):
