@@ -1,17 +1,16 @@
-"""The paper's bound (authors' calc_bound.ipynb): its value, its parts, and that it holds."""
+"""The paper's bound (authors' calc_bound.ipynb): its value and its parts. Whether it holds
+against the measured loss is the claim ``bound-holds-and-tracks-risk`` (test_claims.py)."""
 
 import itertools
 import math
 
 import numpy as np
 import pytest
-from harness_weak_features.bound import rademacher_two_layer, wfl_risk_bound
-from harness_weak_features.corruption import emulate_estimator
-from harness_weak_features.data import WeakOutput
+from harness_weak_features._bound import rademacher_two_layer, wfl_risk_bound
+from harness_weak_features._data import WeakOutput
 from harness_weak_features.datasets import Synthetic
 from harness_weak_features.methods import EmulatedEstimator
 from harness_weak_features.metrics import LogisticLoss, WflBound
-from harness_weak_features.models import fit_label_model
 
 from harness import Skip
 
@@ -67,60 +66,6 @@ def test_bound_rejects_bad_arguments_by_name(bad):
     args = {"n": 100, "est_error_rates": [0.1], "input_dim": 5, "input_norm_sq": 5.0} | bad
     with pytest.raises(ValueError, match="|".join(bad)):
         wfl_risk_bound(**args)
-
-
-def _covered_cells(seeds=(0, 1, 2), epsilons=(0.0, 0.3, 0.6)):
-    """Emulated estimates (g fixed, independent of the sample) and a logistic h with strong L2.
-
-    C = 0.003 keeps ||w||_2 <= 1 (B = 1) and every test-row loss <= 2 (U_l = 2) here, so the
-    premises of the bound hold; the test checks them rather than assuming them.
-    """
-    params = Synthetic.Params(n=2000, weak_kind="noisy", rate=0.3)
-    cells = []
-    for seed in seeds:
-        data = Synthetic().load(params, seed)
-        for eps in epsilons:
-            rng = np.random.default_rng(seed)
-            k = data.n_levels[0]
-            est = [
-                emulate_estimator(v[:, 0], k, eps, rng)[:, None]
-                for v in (data.v_train, data.v_test)
-            ]
-            z = [
-                np.hstack([x, np.eye(k)[e[:, 0]]])
-                for x, e in zip((data.x_train, data.x_test), est, strict=True)
-            ]
-            y_pred, score, model = fit_label_model(z[0], data.y_train, z[1], C=0.003)
-            out = WeakOutput(y_pred, score, est[1])
-            p = np.clip(score, 1e-12, 1 - 1e-12)
-            row_loss = -np.where(data.y_test == 1, np.log(p), np.log1p(-p))
-            cells.append((eps, data, out, float(np.linalg.norm(model.coef_)), row_loss.max()))
-    return cells
-
-
-def _paper_bound(data, out):
-    return WflBound().compute(data, out)["bound"]
-
-
-def _bound_without_complexity(data, out):
-    """Wrong variant: the bound with its complexity part 4 (2 Rad + dev) dropped."""
-    terms = WflBound().compute(data, out)
-    return terms["bound"] - terms["complexity"]
-
-
-@pytest.mark.parametrize(
-    ("bound", "should_hold"),
-    [(_paper_bound, True), (_bound_without_complexity, False)],
-)
-def test_measured_logistic_loss_is_below_the_bound_where_the_theory_applies(bound, should_hold):
-    cells = _covered_cells()
-    holds = []
-    for _eps, data, out, weight_norm, max_loss in cells:
-        assert weight_norm <= 1.0 and max_loss <= 2.0  # premises B = 1, U_l = 2
-        holds.append(LogisticLoss().compute(data, out) <= bound(data, out))
-    # Measured (3 seeds): loss 0.56-0.62 against bounds 1.85-1.98 (eps 0) to 8.96-9.10 (eps 0.6);
-    # without its complexity part the bound is 0 at eps = 0 and every seed crosses it there.
-    assert all(holds) is should_hold
 
 
 def test_logistic_loss_metric_equals_sklearn_log_loss():

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from harness_weak_features.data import WeakOutput
+from harness_weak_features._data import WeakOutput
 from harness_weak_features.datasets import Synthetic
 from harness_weak_features.methods import Oracle
 from harness_weak_features.metrics import Accuracy, Auc, BalancedAccuracy, OracleGap, WfAccuracy

@@ -3,14 +3,14 @@
 import numpy as np
 import pytest
 import torch
-from harness_weak_features.corruption import corrupt, symmetric_transition
-from harness_weak_features.datasets import Synthetic
-from harness_weak_features.models import fit_label_model, torch_module_from
-from harness_weak_features.observation import (
+from harness_weak_features._corruption import corrupt, symmetric_transition
+from harness_weak_features._models import fit_label_model, torch_module_from
+from harness_weak_features._observation import (
     anchor_transition,
     assumed_likelihood,
     estimated_likelihood,
 )
+from harness_weak_features.datasets import Synthetic
 
 K, N, RATE = 3, 6000, 0.3
 

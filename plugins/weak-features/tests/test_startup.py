@@ -24,7 +24,7 @@ def test_entry_module_and_api_import_no_heavy_package():
 def test_the_check_catches_a_heavy_import():
     """Wrong variant: the same probe after importing the methods' model module finds torch."""
     code = (
-        "import sys, harness_weak_features.models; "
+        "import sys, harness_weak_features._models; "
         f"print(','.join(m for m in {HEAVY!r} if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

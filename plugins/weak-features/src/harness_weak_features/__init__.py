@@ -11,9 +11,15 @@ matplotlib or MLflow; those load when a component runs. Method authors: see
 from __future__ import annotations
 
 from harness import hookimpl
-from harness_weak_features import datasets, methods, metrics, reports
+from harness_weak_features import claims, datasets, methods, metrics, reports
 
-__all__ = ["harness_datasets", "harness_methods", "harness_metrics", "harness_reports"]
+__all__ = [
+    "harness_claims",
+    "harness_datasets",
+    "harness_methods",
+    "harness_metrics",
+    "harness_reports",
+]
 
 
 @hookimpl
@@ -61,3 +67,10 @@ def harness_metrics() -> list[type]:
 def harness_reports() -> list[type]:
     """Error vs estimation error, paired gains over naive, accuracy per method and weak kind."""
     return [reports.ErrorVsEpsilon, reports.PairedGain, reports.AccuracyByMethod]
+
+
+@hookimpl
+def harness_claims() -> list[type]:
+    """The paper's experiment (error against epsilon), its bound against the measured loss,
+    WFL against naive per weak kind, and joint WFL's edge split into soft inputs and the rest."""
+    return claims.all_claims()

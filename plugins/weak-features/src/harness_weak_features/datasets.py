@@ -7,15 +7,16 @@ affairs and anes96 are package data of statsmodels, adult is package data of thi
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 from importlib import resources
-from typing import ClassVar, Literal
+from typing import Annotated, ClassVar, Literal
 
 import numpy as np
+from pydantic import Field
+from pydantic.dataclasses import dataclass
 
 from harness import Dataset, LazyModule
-from harness_weak_features.corruption import corrupt
-from harness_weak_features.data import WeakData
+from harness_weak_features._corruption import corrupt
+from harness_weak_features._data import WeakData
 
 pd = LazyModule("pandas")
 
@@ -24,13 +25,8 @@ __all__ = ["Adult", "Affairs", "Anes96", "Synthetic"]
 WeakKind = Literal[
     "noisy", "missing-mcar", "missing-mar", "missing-mnar", "complementary", "partial"
 ]
-
-
-def _check_common(rate: float, test_fraction: float) -> None:
-    if not 0.0 <= rate < 1.0:
-        raise ValueError(f"rate must be in [0, 1), got {rate}")
-    if not 0.0 < test_fraction < 1.0:
-        raise ValueError(f"test_fraction must be in (0, 1), got {test_fraction}")
+Rate = Annotated[float, Field(ge=0, lt=1)]
+Fraction = Annotated[float, Field(gt=0, lt=1)]
 
 
 def build_weak_data(
@@ -58,7 +54,7 @@ def build_weak_data(
     names : tuple of str, length J
         Weak-feature names.
     kind, rate : str, float
-        Observation model and its rate, see :func:`harness_weak_features.corruption.corrupt`.
+        Observation model and its rate, see :func:`harness_weak_features._corruption.corrupt`.
     test_fraction : float
         Share of rows in the test split, in (0, 1).
     rng : numpy.random.Generator
@@ -126,7 +122,7 @@ class Synthetic(Dataset):
     effect : float, default=3.0
         Spread of ``b_v`` (log-odds units): ``b = effect * linspace(-1, 1, K)``, permuted.
     weak_kind : str, default="noisy"
-        Observation model, see :mod:`harness_weak_features.data`.
+        Observation model, see :mod:`harness_weak_features._data`.
     rate : float, default=0.3
         Corruption rate in [0, 1); for ``complementary`` the bias (0 = uniform).
     test_fraction : float, default=0.3
@@ -151,28 +147,15 @@ class Synthetic(Dataset):
 
     @dataclass
     class Params:
-        n: int = 2000
-        d: int = 5
-        n_levels: int = 4
-        temperature: float = 1.0
+        n: Annotated[int, Field(ge=20)] = 2000
+        d: Annotated[int, Field(ge=1)] = 5
+        n_levels: Annotated[int, Field(ge=2)] = 4
+        temperature: Annotated[float, Field(gt=0)] = 1.0
         effect: float = 3.0
         weak_kind: WeakKind = "noisy"
-        rate: float = 0.3
-        test_fraction: float = 0.3
+        rate: Rate = 0.3
+        test_fraction: Fraction = 0.3
         model_seed: int = 0
-
-        def __post_init__(self) -> None:
-            _check_common(self.rate, self.test_fraction)
-            if self.n < 20:
-                raise ValueError(f"n must be >= 20, got {self.n}")
-            if self.d < 1:
-                raise ValueError(f"d must be >= 1, got {self.d}")
-            if self.n_levels < 2:
-                raise ValueError(
-                    f"n_levels must be >= 2 (a weak feature with one level), got {self.n_levels}"
-                )
-            if self.temperature <= 0:
-                raise ValueError(f"temperature must be > 0, got {self.temperature}")
 
     def load(self, params: Synthetic.Params, seed: int) -> WeakData:
         """Draw ``n`` rows and corrupt the weak feature; deterministic in (params, seed)."""
@@ -245,7 +228,7 @@ def _split_columns(text: str) -> tuple[str, ...]:
 
 
 def _check_table(params, options: tuple[str, ...]) -> None:
-    _check_common(params.rate, params.test_fraction)
+    """The checks a field declaration cannot state: known weak columns, n = 0 or >= 20."""
     names = _split_columns(params.weak_columns)
     if not names:
         raise ValueError("weak_columns must name at least one column")
@@ -304,9 +287,9 @@ class Affairs(_Table):
     class Params:
         weak_columns: str = "occupation"
         weak_kind: WeakKind = "noisy"
-        rate: float = 0.3
-        n: int = 0
-        test_fraction: float = 0.3
+        rate: Rate = 0.3
+        n: Annotated[int, Field(ge=0)] = 0
+        test_fraction: Fraction = 0.3
 
         def __post_init__(self) -> None:
             _check_table(self, Affairs.weak_options)
@@ -367,9 +350,9 @@ class Anes96(_Table):
     class Params:
         weak_columns: str = "PID"
         weak_kind: WeakKind = "noisy"
-        rate: float = 0.3
-        n: int = 0
-        test_fraction: float = 0.3
+        rate: Rate = 0.3
+        n: Annotated[int, Field(ge=0)] = 0
+        test_fraction: Fraction = 0.3
 
         def __post_init__(self) -> None:
             _check_table(self, Anes96.weak_options)
@@ -462,9 +445,9 @@ class Adult(Dataset):
     class Params:
         weak_columns: str = "occupation"
         weak_kind: WeakKind = "noisy"
-        rate: float = 0.3
-        n: int = 5000
-        test_fraction: float = 0.3
+        rate: Rate = 0.3
+        n: Annotated[int, Field(ge=0)] = 5000
+        test_fraction: Fraction = 0.3
 
         def __post_init__(self) -> None:
             _check_table(self, Adult.weak_options)

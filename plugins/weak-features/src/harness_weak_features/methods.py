@@ -7,10 +7,10 @@ features.
 
 No method except those named ``oracle`` (``oracle``, ``wfl-oracle-model``) and the paper's
 ``emulated-estimator`` uses the true values or the true observation model ``data.lik_*``: the
-others get ``P(o | v)`` from :mod:`harness_weak_features.observation` (an estimated noise
+others get ``P(o | v)`` from :mod:`harness_weak_features._observation` (an estimated noise
 matrix, ignorable missingness, uniform complementary values, candidate sets).
 
-torch and scikit-learn are imported when a method runs (:mod:`harness_weak_features.models`),
+torch and scikit-learn are imported when a method runs (:mod:`harness_weak_features._models`),
 so that registering the plugin stays light.
 """
 
@@ -18,15 +18,16 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from typing import Literal
+from typing import Annotated, Literal
 
 import numpy as np
+from pydantic import Field
+from pydantic.dataclasses import dataclass
 
 from harness import Method, Skip
-from harness_weak_features.corruption import candidates, emulate_estimator
-from harness_weak_features.data import WeakData, WeakOutput
-from harness_weak_features.observation import estimated_likelihood
+from harness_weak_features._corruption import candidates, emulate_estimator
+from harness_weak_features._data import WeakData, WeakOutput
+from harness_weak_features._observation import estimated_likelihood
 
 __all__ = [
     "DropFeature",
@@ -75,20 +76,12 @@ def _torch_run(threads: int, seed: int) -> Iterator[None]:
 
 @dataclass
 class _HParams:
-    C: float = 1.0
+    C: Annotated[float, Field(gt=0)] = 1.0
     label_model: Literal["logistic", "mlp"] = "logistic"
-    h_hidden: int = 32
-    threads: int = 1
-
-    def __post_init__(self) -> None:
-        if self.C <= 0:
-            raise ValueError(f"C must be > 0, got {self.C}")
-        if self.label_model not in ("logistic", "mlp"):
-            raise ValueError(f"label_model must be 'logistic' or 'mlp', got {self.label_model!r}")
-        if self.h_hidden < 1:
-            raise ValueError(f"h_hidden must be >= 1, got {self.h_hidden}")
-        if self.threads < 1:
-            raise ValueError(f"threads must be >= 1, got {self.threads}")
+    h_hidden: Annotated[int, Field(ge=1)] = 32
+    h_solver: Literal["lbfgs", "adam"] = "lbfgs"
+    h_epochs: Annotated[int, Field(ge=1)] = 100
+    threads: Annotated[int, Field(ge=1)] = 1
 
 
 def _fit_h_on(
@@ -99,12 +92,20 @@ def _fit_h_on(
     seed: int,
 ):
     """h on ``[x_o, *blocks]`` for train and test rows: test labels, P(y=1), fitted h."""
-    from harness_weak_features.models import fit_label_model
+    from harness_weak_features._models import fit_label_model
 
     z_train = np.hstack([data.x_train, *blocks_train])
     z_test = np.hstack([data.x_test, *blocks_test])
     return fit_label_model(
-        z_train, data.y_train, z_test, params.C, params.label_model, params.h_hidden, seed
+        z_train,
+        data.y_train,
+        z_test,
+        params.C,
+        params.label_model,
+        params.h_hidden,
+        seed,
+        params.h_solver,
+        params.h_epochs,
     )
 
 
@@ -162,6 +163,11 @@ class Oracle(Method):
         units (the official code's ``arch='mlp'``).
     h_hidden : int, default=32
         Hidden width of the MLP h (unused for logistic h), >= 1.
+    h_solver : {"lbfgs", "adam"}, default="lbfgs"
+        Optimiser of the MLP h; ``adam``: minibatches of 200 rows (the authors' h is an MLP of
+        500 units trained by Adam: ``label_model=mlp, h_hidden=500, h_solver=adam``).
+    h_epochs : int, default=100
+        Adam epochs of the MLP h, >= 1 (lbfgs runs up to 500 iterations).
     threads : int, default=1
         Torch/BLAS threads.
 
@@ -258,7 +264,7 @@ class DropFeature(Method):
 def _impute_inputs(data: WeakData) -> tuple[np.ndarray, np.ndarray]:
     """Codes with every non-exact observation set to NaN, train and test; Skip without any.
 
-    Exactness comes from the observation alone (:mod:`harness_weak_features.observation`),
+    Exactness comes from the observation alone (:mod:`harness_weak_features._observation`),
     never from the true observation model.
     """
     if data.weak_kind in ("noisy", "complementary"):
@@ -368,12 +374,7 @@ class KnnImpute(Method):
 
     @dataclass
     class Params(_HParams):
-        n_neighbors: int = 10
-
-        def __post_init__(self) -> None:
-            super().__post_init__()
-            if self.n_neighbors < 1:
-                raise ValueError(f"n_neighbors must be >= 1, got {self.n_neighbors}")
+        n_neighbors: Annotated[int, Field(ge=1)] = 10
 
     def run(self, data: WeakData, params: KnnImpute.Params, seed: int) -> WeakOutput:
         """Impute each weak feature from its k nearest donors in ``x_o``, then fit h."""
@@ -515,16 +516,8 @@ class IterativeImpute(Method):
 
     @dataclass
     class Params(_HParams):
-        n_estimators: int = 20
-        max_iter: int = 3
-
-        def __post_init__(self) -> None:
-            super().__post_init__()
-            if self.n_estimators < 1 or self.max_iter < 1:
-                raise ValueError(
-                    f"n_estimators and max_iter must be >= 1, got "
-                    f"{self.n_estimators}, {self.max_iter}"
-                )
+        n_estimators: Annotated[int, Field(ge=1)] = 20
+        max_iter: Annotated[int, Field(ge=1)] = 3
 
     def run(self, data: WeakData, params: IterativeImpute.Params, seed: int) -> WeakOutput:
         """Impute codes from ``x_o`` and the other weak features, then fit h."""
@@ -564,16 +557,9 @@ class HgbNative(Method):
 
     @dataclass
     class Params:
-        max_iter: int = 100
-        learning_rate: float = 0.1
-        threads: int = 1
-
-        def __post_init__(self) -> None:
-            if self.max_iter < 1 or self.learning_rate <= 0 or self.threads < 1:
-                raise ValueError(
-                    f"max_iter and threads must be >= 1 and learning_rate > 0, got "
-                    f"{self.max_iter}, {self.threads}, {self.learning_rate}"
-                )
+        max_iter: Annotated[int, Field(ge=1)] = 100
+        learning_rate: Annotated[float, Field(gt=0)] = 0.1
+        threads: Annotated[int, Field(ge=1)] = 1
 
     def run(self, data: WeakData, params: HgbNative.Params, seed: int) -> WeakOutput:
         """Fit the boosted trees on ``[x_o, observed codes]`` and predict."""
@@ -628,12 +614,7 @@ class EmulatedEstimator(Method):
 
     @dataclass
     class Params(_HParams):
-        epsilon: float = 0.2
-
-        def __post_init__(self) -> None:
-            super().__post_init__()
-            if not 0.0 <= self.epsilon < 1.0:
-                raise ValueError(f"epsilon must be in [0, 1), got {self.epsilon}")
+        epsilon: Annotated[float, Field(ge=0, lt=1)] = 0.2
 
     def run(self, data: WeakData, params: EmulatedEstimator.Params, seed: int) -> WeakOutput:
         """Corrupt the true values at rate epsilon, then fit h."""
@@ -656,22 +637,11 @@ class EmulatedEstimator(Method):
 
 @dataclass
 class _WflParams(_HParams):
-    hidden: int = 0
-    epochs: int = 200
-    lr: float = 0.05
-    l2: float = 5.0
+    hidden: Annotated[int, Field(ge=0)] = 0
+    epochs: Annotated[int, Field(ge=1)] = 200
+    lr: Annotated[float, Field(gt=0)] = 0.05
+    l2: Annotated[float, Field(ge=0)] = 5.0
     estimate: Literal["hard", "soft"] = "hard"
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        if self.hidden < 0:
-            raise ValueError(f"hidden must be >= 0, got {self.hidden}")
-        if self.epochs < 1:
-            raise ValueError(f"epochs must be >= 1, got {self.epochs}")
-        if self.lr <= 0 or self.l2 < 0:
-            raise ValueError(f"lr must be > 0 and l2 >= 0, got {self.lr}, {self.l2}")
-        if self.estimate not in ("hard", "soft"):
-            raise ValueError(f"estimate must be 'hard' or 'soft', got {self.estimate!r}")
 
     def decay(self, n_train: int) -> float:
         """Adam weight decay of f: ``l2 / n_train``, i.e. ``½·l2·‖θ‖²`` on the summed loss."""
@@ -693,7 +663,7 @@ class _Wfl(Method):
         """Step 1 of every WFL strategy: f minimising the weak loss on the training rows."""
         import torch
 
-        from harness_weak_features.models import WeakEstimator, liks_of, total_weak_nll
+        from harness_weak_features._models import WeakEstimator, liks_of, total_weak_nll
 
         model = WeakEstimator(data.x_train.shape[1], data.n_levels, params.hidden)
         x = torch.as_tensor(data.x_train, dtype=torch.float32)
@@ -703,7 +673,7 @@ class _Wfl(Method):
 
     def fit_h(self, data: WeakData, model, liks, params: _WflParams, seed: int):
         """Posterior estimates on train and test rows, then h on ``[x_o, estimates]``."""
-        from harness_weak_features.models import posteriors
+        from harness_weak_features._models import posteriors
 
         post = [
             posteriors(model, x, lik, data.n_levels)
@@ -721,7 +691,7 @@ class _Wfl(Method):
 
 def _train_f(data: WeakData, model, loss, epochs: int, params: _WflParams) -> None:
     """Full-batch Adam on f's parameters alone, with f's weight decay."""
-    from harness_weak_features.models import train_full_batch
+    from harness_weak_features._models import train_full_batch
 
     train_full_batch(
         list(model.parameters()), loss, epochs, params.lr, params.decay(len(data.y_train))
@@ -743,9 +713,9 @@ class WflSequential(_Wfl):
     """Sequential weak-features learning: f by the weak loss, then h on posterior estimates.
 
     Source: Sugiyama & Uchida, ICML 2025, §2 sequential learning (CFL code ``exp1``);
-    loss and posterior in :mod:`harness_weak_features.losses` (reconstruction). The
+    loss and posterior in :mod:`harness_weak_features._losses` (reconstruction). The
     observation model ``P(o | v)`` is estimated or assumed, never read from the truth
-    (:mod:`harness_weak_features.observation`).
+    (:mod:`harness_weak_features._observation`).
 
     Parameters
     ----------
@@ -841,17 +811,12 @@ class WflIterative(_Wfl):
 
     @dataclass
     class Params(_WflParams):
-        rounds: int = 2
-        lam: float = 1.0
-
-        def __post_init__(self) -> None:
-            super().__post_init__()
-            if self.rounds < 0 or self.lam < 0:
-                raise ValueError(f"rounds and lam must be >= 0, got {self.rounds}, {self.lam}")
+        rounds: Annotated[int, Field(ge=0)] = 2
+        lam: Annotated[float, Field(ge=0)] = 1.0
 
     def run(self, data: WeakData, params: WflIterative.Params, seed: int) -> WeakOutput:
         """Sequential start, then R rounds of (update f with h fixed; refit h)."""
-        from harness_weak_features.models import torch_module_from
+        from harness_weak_features._models import torch_module_from
 
         liks = self.likelihoods(data)
         with _torch_run(params.threads, seed):
@@ -868,8 +833,8 @@ def _joint_loss(data: WeakData, lik: np.ndarray, model, h, lam: float):
     """``L_weak(f) + λ·BCE(h([x_o, p(v | x_o, o)]), y)`` on the training rows, as a closure."""
     import torch
 
-    from harness_weak_features.losses import posterior
-    from harness_weak_features.models import liks_of, total_weak_nll
+    from harness_weak_features._losses import posterior
+    from harness_weak_features._models import liks_of, total_weak_nll
 
     x = torch.as_tensor(data.x_train, dtype=torch.float32)
     y = torch.as_tensor(data.y_train, dtype=torch.float32)
@@ -910,18 +875,13 @@ class WflJoint(_Wfl):
 
     @dataclass
     class Params(_WflParams):
-        lam: float = 1.0
-
-        def __post_init__(self) -> None:
-            super().__post_init__()
-            if self.lam < 0:
-                raise ValueError(f"lam must be >= 0, got {self.lam}")
+        lam: Annotated[float, Field(ge=0)] = 1.0
 
     def run(self, data: WeakData, params: WflJoint.Params, seed: int) -> WeakOutput:
         """Train f and h together, then predict from the test posterior."""
         import torch
 
-        from harness_weak_features.models import (
+        from harness_weak_features._models import (
             WeakEstimator,
             posteriors,
             torch_label_model,

@@ -6,12 +6,14 @@ scikit-learn is imported inside ``compute`` so that registering the plugin stays
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Annotated
 
 import numpy as np
+from pydantic import Field
+from pydantic.dataclasses import dataclass
 
 from harness import Metric, Skip
-from harness_weak_features.data import WeakData, WeakOutput
+from harness_weak_features._data import WeakData, WeakOutput
 
 __all__ = [
     "Accuracy",
@@ -181,7 +183,7 @@ class WflBound(Metric):
     """The paper's upper bound on the test logistic loss, evaluated on this cell.
 
     Source: Sugiyama & Uchida, ICML 2025, bound as computed by the authors' ``calc_bound.ipynb``
-    (:func:`harness_weak_features.bound.wfl_risk_bound`; equation number not known here). The
+    (:func:`harness_weak_features._bound.wfl_risk_bound`; equation number not known here). The
     bound is for a label model on ``[x_o, one-hot(v_hat)]`` with estimators g_j fixed
     independently of the training rows (the paper's emulated estimator); for other methods the
     same expression is evaluated, but the theory does not cover it.
@@ -194,7 +196,7 @@ class WflBound(Metric):
     Parameters
     ----------
     delta, loss_bound, weight_norm, best_risk : float
-        As in :func:`~harness_weak_features.bound.wfl_risk_bound`; the defaults are the
+        As in :func:`~harness_weak_features._bound.wfl_risk_bound`; the defaults are the
         authors' (1e-4, U_l = 2, B = 1, R* = 0). B = 1 is not enforced on the trained h (nor
         in the authors' experiments).
 
@@ -216,23 +218,14 @@ class WflBound(Metric):
 
     @dataclass
     class Params:
-        delta: float = 1e-4
-        loss_bound: float = 2.0
-        weight_norm: float = 1.0
-        best_risk: float = 0.0
-
-        def __post_init__(self) -> None:
-            if not 0.0 < self.delta < 1.0:
-                raise ValueError(f"delta must be in (0, 1), got {self.delta}")
-            if self.loss_bound <= 0 or self.weight_norm < 0 or self.best_risk < 0:
-                raise ValueError(
-                    "loss_bound must be > 0, weight_norm and best_risk >= 0, got "
-                    f"{self.loss_bound}, {self.weight_norm}, {self.best_risk}"
-                )
+        delta: Annotated[float, Field(gt=0, lt=1)] = 1e-4
+        loss_bound: Annotated[float, Field(gt=0)] = 2.0
+        weight_norm: Annotated[float, Field(ge=0)] = 1.0
+        best_risk: Annotated[float, Field(ge=0)] = 0.0
 
     def compute(self, data: WeakData, output: WeakOutput) -> dict[str, float]:
         """Evaluate the bound with this cell's n, d, X^2 and measured estimation errors."""
-        from harness_weak_features.bound import wfl_risk_bound
+        from harness_weak_features._bound import wfl_risk_bound
 
         if output.v_hat_test is None:
             raise Skip("this method does not estimate the weak features")

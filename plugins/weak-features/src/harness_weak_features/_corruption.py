@@ -5,7 +5,7 @@ Source: Sugiyama & Uchida, ICML 2025, §2 (weak observation models); simulators 
 
 Each simulator takes the true values ``v`` of one weak feature, shape (n,), with ``K`` levels,
 and returns ``(obs, lik)``: the observation code, shape (n,) int64 (encoding in
-:mod:`harness_weak_features.data`), and ``lik[i, u] = P(o_i | v = u)``, shape (n, K) float64.
+:mod:`harness_weak_features._data`), and ``lik[i, u] = P(o_i | v = u)``, shape (n, K) float64.
 """
 
 from __future__ import annotations

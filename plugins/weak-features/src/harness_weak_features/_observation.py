@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness_weak_features.data import WeakData
+from harness_weak_features._data import WeakData
 
 __all__ = ["anchor_transition", "assumed_likelihood", "estimated_likelihood"]
 
@@ -85,7 +85,7 @@ def assumed_likelihood(obs: np.ndarray, kind: str, n_levels: int) -> np.ndarray:
     Parameters
     ----------
     obs : ndarray of int64, shape (n,)
-        Observations, encoded as in :mod:`harness_weak_features.data`.
+        Observations, encoded as in :mod:`harness_weak_features._data`.
     kind : str
         A weak kind other than ``noisy`` (whose model has unknown parameters).
     n_levels : int
@@ -100,7 +100,7 @@ def assumed_likelihood(obs: np.ndarray, kind: str, n_levels: int) -> np.ndarray:
     ValueError
         For ``noisy`` (use :func:`anchor_transition`) or an unknown kind.
     """
-    from harness_weak_features.corruption import candidates
+    from harness_weak_features._corruption import candidates
 
     eye = np.eye(n_levels)
     if kind.startswith("missing"):

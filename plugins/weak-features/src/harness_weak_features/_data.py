@@ -14,14 +14,14 @@ Encoding of ``obs_*`` per ``weak_kind`` (column ``j``, true value ``v``):
 - ``complementary``: every value is observed as one value ``v_bar != v`` ("not v_bar"), as in
   complementary-feature learning; ``v_bar`` is uniform among the other values at ``rate = 0``
   and biased towards ``(v + 1) mod K`` by ``rate`` (see
-  :func:`harness_weak_features.corruption.complementary_transition`).
+  :func:`harness_weak_features._corruption.complementary_transition`).
 - ``partial``: the candidate set ``S`` as a bitmask ``sum(2**u for u in S)``; ``v`` is in ``S``.
 
 ``lik_*[i, j, u]`` is the *true* observation model ``P(o_ij | v_ij = u)`` evaluated at the row's
 observation (zero padded for ``u >= K_j``). It is oracle knowledge (the flip rate, the MNAR
 mechanism, the complementary bias): only methods whose name says ``oracle`` use it. The others
 build ``P(o | v)`` from ``obs_*`` and the kind's standard assumption, estimating what is unknown
-(:mod:`harness_weak_features.observation`).
+(:mod:`harness_weak_features._observation`).
 """
 
 from __future__ import annotations

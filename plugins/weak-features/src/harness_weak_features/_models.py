@@ -17,7 +17,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.neural_network import MLPClassifier
 from torch import nn
 
-from harness_weak_features.losses import posterior, weak_nll
+from harness_weak_features._losses import posterior, weak_nll
 
 __all__ = [
     "WeakEstimator",
@@ -67,32 +67,28 @@ def train_full_batch(
     epochs: int,
     lr: float,
     weight_decay: float | Sequence[float],
-    betas: tuple[float, float] = (0.9, 0.999),
-    eps: float = 1e-8,
 ) -> float:
-    """Minimise ``loss_fn()`` by full-batch Adam with L2 weight decay; returns the last loss.
+    """Minimise ``loss_fn()`` by full-batch ``torch.optim.Adam`` (L2 weight decay, default
+    betas); returns the last loss.
 
-    ``weight_decay`` is one value for every tensor, or one value per tensor of ``params``.
+    ``weight_decay`` is one value for every tensor, or one value per tensor of ``params``
+    (one Adam parameter group per tensor). Tensors that do not require gradients are left out.
 
-    Source: Kingma & Ba, ICLR 2015, Algorithm 1 (the update of ``torch.optim.Adam`` with
-    ``weight_decay``), written out so that no optimizer machinery is imported per process.
+    Source: Kingma & Ba, ICLR 2015, as implemented by ``torch.optim.Adam``.
     """
     decays = [weight_decay] * len(params) if np.isscalar(weight_decay) else list(weight_decay)
-    keep = [i for i, p in enumerate(params) if p.requires_grad]
-    params, decays = [params[i] for i in keep], [decays[i] for i in keep]
-    m = [torch.zeros_like(p) for p in params]
-    v = [torch.zeros_like(p) for p in params]
+    groups = [
+        {"params": [p], "weight_decay": float(wd)}
+        for p, wd in zip(params, decays, strict=True)
+        if p.requires_grad
+    ]
+    optimizer = torch.optim.Adam(groups, lr=lr)
     loss = torch.zeros(())
-    for t in range(1, epochs + 1):
+    for _ in range(epochs):
+        optimizer.zero_grad(set_to_none=True)
         loss = loss_fn()
-        grads = torch.autograd.grad(loss, params)
-        with torch.no_grad():
-            for p, g, m_p, v_p, wd in zip(params, grads, m, v, decays, strict=True):
-                g = g + wd * p
-                m_p.mul_(betas[0]).add_(g, alpha=1 - betas[0])
-                v_p.mul_(betas[1]).addcmul_(g, g, value=1 - betas[1])
-                step = lr / (1 - betas[0] ** t)
-                p.addcdiv_(m_p, (v_p / (1 - betas[1] ** t)).sqrt_().add_(eps), value=-step)
+        loss.backward()
+        optimizer.step()
     return float(loss.detach())
 
 
@@ -129,12 +125,15 @@ def fit_label_model(
     label_model: str = "logistic",
     hidden: int = 32,
     seed: int = 0,
+    solver: str = "lbfgs",
+    epochs: int = 100,
 ) -> tuple[np.ndarray, np.ndarray, LogisticRegression | MLPClassifier]:
     """Label model h on features z; returns test labels, P(y=1) and the fitted model.
 
     Source: scikit-learn ``LogisticRegression`` (lbfgs) or ``MLPClassifier`` (one ReLU hidden
-    layer, lbfgs, L2 ``alpha = 1 / C``, which matches the logistic model's penalty per row);
-    the paper's official code uses an MLP h (``arch='mlp'``). Deterministic given ``seed``.
+    layer, L2 ``alpha = 1 / C``, which matches the logistic model's penalty per row; lbfgs, or
+    Adam with minibatches of 200 rows for ``epochs`` epochs, as the authors' ``arch='mlp'``
+    trained by Adam). Deterministic given ``seed``.
 
     Parameters
     ----------
@@ -147,13 +146,17 @@ def fit_label_model(
         Hidden width of the MLP, >= 1.
     seed : int
         Initialisation seed of the MLP.
+    solver : {"lbfgs", "adam"}
+        Optimiser of the MLP (unused for logistic h).
+    epochs : int
+        Adam epochs of the MLP (``max_iter``; lbfgs runs up to 500 iterations).
     """
     if label_model == "mlp":
         model = MLPClassifier(
             hidden_layer_sizes=(hidden,),
             alpha=1.0 / C,
-            solver="lbfgs",
-            max_iter=500,
+            solver=solver,
+            max_iter=500 if solver == "lbfgs" else epochs,
             random_state=seed,
         )
     elif label_model == "logistic":
