@@ -6,12 +6,12 @@ from dataclasses import dataclass
 from typing import Annotated, ClassVar, Literal
 
 import numpy as np
-from harness_icl_gmm import _linear, _logreg, _softmax
-from harness_icl_gmm.data import IclData, IclOutput, softmax
 from pydantic import Field
 from threadpoolctl import threadpool_limits
 
 from harness import Method
+from harness_icl_gmm import _linear, _logreg, _softmax
+from harness_icl_gmm.data import IclData, IclOutput, softmax
 
 __all__ = [
     "BayesOptimal",
@@ -174,10 +174,10 @@ class SoftmaxTransformer(Method):
     Parameters
     ----------
     layers : int, default=3
-    width : int, default=32
+    width : int, default=16
         Model width (a multiple of ``heads``).
     heads : int, default=2
-    steps : int, default=600
+    steps : int, default=250
         Adam steps.
     batch : int, default=64
         Training prompts per step, drawn with replacement from the training set.
@@ -197,9 +197,9 @@ class SoftmaxTransformer(Method):
     @dataclass
     class Params:
         layers: Annotated[int, Field(ge=1, le=12)] = 3
-        width: Annotated[int, Field(ge=2, le=512)] = 32
+        width: Annotated[int, Field(ge=2, le=512)] = 16
         heads: Annotated[int, Field(ge=1, le=16)] = 2
-        steps: Annotated[int, Field(ge=1, le=1_000_000)] = 600
+        steps: Annotated[int, Field(ge=1, le=1_000_000)] = 250
         batch: Annotated[int, Field(ge=1, le=100_000)] = 64
         lr: Annotated[float, Field(gt=0, le=1)] = 3e-3
 

@@ -33,8 +33,8 @@ def fitted_rate(steps: np.ndarray, distances: np.ndarray, floor: float = 1e-11) 
     """Slope of log(distance) on the step over the second half of the recorded steps where
     the distance is above ``floor`` (round-off): the log of the per-step contraction.
 
-    >>> round(fitted_rate(np.arange(100), 0.9 ** np.arange(100)), 4) == round(np.log(0.9), 4)
-    True
+    >>> round(fitted_rate(np.arange(100), 0.9 ** np.arange(100)), 4)
+    -0.1054
     """
     late = np.arange(len(steps)) >= len(steps) // 2
     keep = late & (distances > floor)
