@@ -76,8 +76,8 @@ def dp_threshold(calib: tuple[int, int], test: tuple[int, int]) -> float:
 
 def _matches(column: pd.Series, wanted: Any) -> pd.Series:
     if isinstance(wanted, (int, float)) and not isinstance(wanted, bool):
-        return column.map(lambda v: _close(v, wanted))
-    return column.astype(str).eq(str(wanted))
+        return column.map(lambda v: _close(v, wanted)).astype(bool)
+    return column.astype(str).eq(str(wanted)).astype(bool)
 
 
 def _close(value: Any, wanted: float) -> bool:
@@ -88,13 +88,14 @@ def _close(value: Any, wanted: float) -> bool:
 
 
 def _rows(results: pd.DataFrame, method: str, **params: Any) -> pd.DataFrame:
-    """Rows of ``method`` whose ``method.<p>`` equals each of ``params``."""
+    """Rows of ``method`` whose ``method.<p>`` equals each of ``params``; a row without
+    the param (a method added in the subject's place has params of its own) is kept."""
     keep = results["method"].eq(method)
     for key, value in params.items():
         column = f"method.{key}"
         if column not in results:
-            return results.iloc[:0]
-        keep &= _matches(results[column], value)
+            continue
+        keep &= _matches(results[column], value) | results[column].isna()
     return results[keep]
 
 
@@ -131,9 +132,9 @@ def _slope_estimate(rows: pd.DataFrame, metric: str, exponent: float) -> Estimat
     if np.unique(n).size < 3:
         raise ValueError(f"a rate needs at least 3 sample sizes, got {np.unique(n).tolist()}")
     low, high = exponent - SLOPE_MARGIN, exponent + SLOPE_MARGIN
-    e = loglog_slope(n, y, seeds, resamples=RESAMPLES)
+    e = loglog_slope(n, y, seeds, null=low, resamples=RESAMPLES)  # same draws for both
     floor = 1 / (RESAMPLES + 1)  # a bootstrap p-value resolves no further
-    p_low = loglog_slope(n, y, seeds, null=low, resamples=RESAMPLES).p_value / 2
+    p_low = e.p_value / 2  # P(slope* <= low) when the slope is above low
     p_high = loglog_slope(n, y, seeds, null=high, resamples=RESAMPLES).p_value / 2
     p = max(p_low if e.estimate > low else 1.0, p_high if e.estimate < high else 1.0, floor)
     span = f"n = {n.min():.0f} to {n.max():.0f}"
