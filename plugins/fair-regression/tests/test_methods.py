@@ -329,3 +329,47 @@ def test_projection_agrees_with_the_official_grid_rule_in_the_bulk(crime, regres
     p = np.bincount(crime.s_calib)[crime.s_test] / crime.s_calib.size
     t_only = (ref - p * base["test"]) / (1 - p)
     assert np.median(np.abs(t_only - ref)) > 0.5 * h
+
+
+def test_uniform_weights_are_fair_but_cost_more_than_the_projection(law):
+    # Both maps send every group to one law (DP); only frequency weights are the L2
+    # projection, so uniform weights (p = 0.84 / 0.16 here) raise the MSE further.
+    freq = _run(methods.Projection, law)
+    uniform = _run(methods.Projection, law, weights="uniform")
+    for out in (freq, uniform):
+        assert ks_unfairness(out.y_pred, law.s_test) < 0.1
+    mse = [np.mean((o.y_pred - law.y_test) ** 2) for o in (freq, uniform)]
+    base = np.mean((freq.base_pred - law.y_test) ** 2)
+    assert mse[1] - base > 1.5 * (mse[0] - base), mse
+
+
+def test_map_rows_fits_the_map_on_that_many_calibration_rows(synthetic):
+    rows = methods._stratified_rows(synthetic.s_calib, synthetic.n_groups, 100, seed=0)
+    assert rows.size == 100 and np.bincount(synthetic.s_calib[rows]).tolist() == [70, 30]
+    few = _run(methods.Projection, synthetic, map_rows=100)
+    full = _run(methods.Projection, synthetic)
+    # the map on 100 rows is a coarser step function: fewer distinct outputs, worse DP
+    assert np.unique(few.y_pred).size <= 100 < np.unique(full.y_pred).size
+    assert ks_unfairness(few.y_pred, synthetic.s_test) > ks_unfairness(
+        full.y_pred, synthetic.s_test
+    )
+
+
+@pytest.mark.parametrize(
+    ("cls", "values", "field"),
+    [
+        (methods.Projection, {"jitter": -1.0}, "jitter"),
+        (methods.Projection, {"map_rows": -5}, "map_rows"),
+        (methods.PartialFairness, {"alpha": 1.5}, "alpha"),
+        (methods.MetaOptimalPostProcessing, {"base_fraction": 1.0}, "base_fraction"),
+        (methods.Adversarial, {"epochs": 0}, "epochs"),
+        (datasets.LawSchool, {"calib_fraction": 0.0}, "calib_fraction"),
+    ],
+)
+def test_params_constraints_are_declared_and_refused_by_the_harness(cls, values, field):
+    from harness.components import validate_params
+    from harness.errors import ParamsError
+
+    with pytest.raises(ParamsError, match=field):
+        validate_params(cls, values)
+    validate_params(cls, {})  # the defaults satisfy them
