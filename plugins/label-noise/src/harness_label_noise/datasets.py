@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from dataclasses import dataclass
 from typing import Annotated, ClassVar, Literal
 
 import numpy as np
 from pydantic import Field
+from pydantic.dataclasses import dataclass
 
 from harness import Dataset
 from harness_label_noise.data import NoisyLabelData

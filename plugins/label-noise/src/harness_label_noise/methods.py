@@ -7,11 +7,11 @@ is read by early stopping and sample selection, the test split by no method.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Annotated, ClassVar, Literal
 
 import numpy as np
 from pydantic import Field
+from pydantic.dataclasses import dataclass
 
 from harness import Method
 from harness_label_noise._gd import record_steps, train

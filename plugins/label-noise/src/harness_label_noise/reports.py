@@ -17,10 +17,11 @@ pd = LazyModule("pandas")
 
 __all__ = ["StageCurves"]
 
-_TOP = {"signal-coefficient": "max gamma", "noise-coefficient-noisy": "rho (flipped)",
-        "noise-coefficient-clean": "rho (clean)"}  # fmt: skip
-_BOTTOM = {"train-accuracy-clean": "train, clean", "train-accuracy-noisy": "train, flipped",
-           "test-accuracy": "test"}  # fmt: skip
+# metric: (legend label, colour), the same colour for the same quantity in every panel
+_TOP = {"signal-coefficient": ("max gamma", "C0"), "noise-coefficient-noisy": ("rho (flipped)",
+        "C1"), "noise-coefficient-clean": ("rho (clean)", "C2")}  # fmt: skip
+_BOTTOM = {"train-accuracy-clean": ("train, clean", "C0"), "train-accuracy-noisy":
+           ("train, flipped", "C1"), "test-accuracy": ("test", "C3")}  # fmt: skip
 _CONFIG = ("dataset.pair", "dataset.signal_norm", "dataset.tau")
 
 
@@ -93,11 +94,11 @@ class StageCurves(Report):
             hashes = cells.loc[cells["config"].eq(config), "cell_hash"]
             for row, names in enumerate((_TOP, _BOTTOM)):
                 ax = axes[row, col]
-                for metric, label in names.items():
+                for metric, (label, colour) in names.items():
                     found = [curves[h][metric] for h in hashes if metric in curves.get(h, {})]
                     if found:
                         steps, mean = _mean_curve(found)
-                        ax.plot(np.maximum(steps, 0.5), mean, label=label)
+                        ax.plot(np.maximum(steps, 0.5), mean, label=label, color=colour)
                 ax.set_xscale("log")
                 if ax.lines:
                     ax.legend(fontsize=7)

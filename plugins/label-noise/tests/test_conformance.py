@@ -1,0 +1,8 @@
+"""harness conformance checks on every component of the plugin."""
+
+from harness.testing import parametrize_with_checks
+
+
+@parametrize_with_checks("label-noise")
+def test_conformance(component, check):
+    check(component)
