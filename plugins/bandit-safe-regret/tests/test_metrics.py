@@ -11,6 +11,7 @@ from harness_bandit_safe_regret.metrics import (
     MaxPrefixLoss,
     RegretVsBest,
     RegretVsComparator,
+    RegretVsComparatorPeak,
     thin_curve,
 )
 
@@ -53,6 +54,13 @@ def test_cumulative_payoff_and_max_prefix_loss():
     assert MaxPrefixLoss(MaxPrefixLoss.Params(values="realised")).compute(
         None, _output()
     ) == pytest.approx(1.0)
+
+
+def test_regret_vs_comparator_peak_is_the_running_maximum():
+    # Reg_t(mu_c) = 1, 1.5, 0.5, -0.5: the final value hides the peak 1.5 after round 2
+    assert RegretVsComparatorPeak().compute(None, _output()) == pytest.approx(1.5)
+    realised = RegretVsComparatorPeak(RegretVsComparatorPeak.Params(values="realised"))
+    assert realised.compute(None, _output()) == pytest.approx(1.5)  # gaps 1.5, 0, -1, 0
 
 
 def test_final_alpha_reports_alpha_and_switches():

@@ -7,7 +7,7 @@ versus Minimax Play", ICML 2025 (arXiv 2502.11673). Hook implementations only.
 from __future__ import annotations
 
 from harness import hookimpl
-from harness_bandit_safe_regret import datasets, methods, metrics, reports
+from harness_bandit_safe_regret import claims, datasets, methods, metrics, reports
 
 
 @hookimpl
@@ -45,6 +45,7 @@ def harness_metrics():
     """Regrets (curves), cumulative payoff, max-prefix loss, final alpha."""
     return [
         metrics.RegretVsComparator,
+        metrics.RegretVsComparatorPeak,
         metrics.RegretVsBest,
         metrics.CumulativePayoff,
         metrics.MaxPrefixLoss,
@@ -57,3 +58,9 @@ def harness_metrics():
 def harness_reports():
     """Regret curves per opponent and the regret-vs-horizon table."""
     return [reports.RegretCurves, reports.RegretVsHorizon]
+
+
+@hookimpl
+def harness_claims():
+    """Safety, exploitation and both at once, in normal form (RPS) and sequence form (Kuhn)."""
+    return list(claims.CLAIMS)

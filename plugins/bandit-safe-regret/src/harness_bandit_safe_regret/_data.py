@@ -23,7 +23,13 @@ import numpy as np
 __all__ = ["Game", "GameData", "Opponent", "PlayOutput", "Seat", "seat_rounds"]
 
 Opponent = Literal[
-    "minimax", "fixed", "best-response", "fictitious-play", "no-regret", "bait-and-switch"
+    "minimax",
+    "fixed",
+    "random-fixed",
+    "best-response",
+    "fictitious-play",
+    "no-regret",
+    "bait-and-switch",
 ]
 OPPONENTS = get_args(Opponent)
 

@@ -73,10 +73,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["FastConfig", "freedman_width", "seat_arrays", "simulate_batch", "variance_bound"]
+__all__ = [
+    "FastConfig",
+    "freedman_width",
+    "opponent_mode",
+    "seat_arrays",
+    "simulate_batch",
+    "variance_bound",
+]
 
 TEST_NONE, TEST_PAPER, TEST_FREEDMAN = 0, 1, 2
-OPP_BEST_RESPONSE, OPP_FIXED, OPP_MINIMAX = 0, 1, 2
+OPP_BEST_RESPONSE, OPP_FIXED, OPP_STATIONARY = 0, 1, 2
+OPP_FICTITIOUS, OPP_NO_REGRET, OPP_BAIT = 3, 4, 5
 
 
 @dataclass(frozen=True)
@@ -184,6 +192,9 @@ def seat_arrays(data) -> dict[str, np.ndarray]:
         "n_deals": np.array([len(s.terminals) for s in seats], dtype=np.int64),
         "n_inf": np.array([len(s.alice.infosets) for s in seats], dtype=np.int64),
         "n_seq": np.array([s.alice.n_sequences for s in seats], dtype=np.int64),
+        "fp0": np.zeros((n, n_opp)),
+        "nr_eta": np.zeros(n),
+        "switch_tv": float(data.switch_tv),
     }
     for k, s in enumerate(seats):
         for i, c in enumerate(s.alice.children):
@@ -202,15 +213,47 @@ def seat_arrays(data) -> dict[str, np.ndarray]:
                 reach = np.ones(P) if b < 0 else plans[:, int(b)]
                 out["qb"][k, :P, int(a)] += reach / len(s.terminals)
         out["plan_cols"][k, : s.alice.n_sequences, : len(s.alice_plans)] = s.alice_plans.T
-        probs = normal_form_image(s.opponent, s.opponent_nash, plans)
+        fixed = np.asarray(data.opponent_strategy[k], dtype=float)
+        if fixed.shape != (P,):
+            raise ValueError(f"opponent_strategy of seat {k} must have {P} entries")
+        if _stationary_mixed(data):
+            probs = fixed
+            out["my_nash"][k, : s.alice.n_sequences] = s.payoff @ (fixed @ plans)
+        else:
+            probs = normal_form_image(s.opponent, s.opponent_nash, plans)
         out["nash_cdf"][k, :P] = np.cumsum(probs)
-        fixed = np.asarray(data.opponent_strategy[k])
-        if data.opponent == "fixed" and (fixed.shape != (P,) or fixed.max() < 1.0 - 1e-12):
-            raise ValueError(
-                "the sequence-form simulator needs a pure fixed_strategy for the opponent"
-            )
-        out["fixed_b"][k] = int(fixed.argmax()) if fixed.shape == (P,) else 0
+        out["fixed_b"][k] = int(fixed.argmax())
+        uniform = s.alice.reach(s.alice.uniform())
+        out["fp0"][k, :P] = uniform @ out["my_pure"][k, : s.alice.n_sequences, :P]
+        rounds = max(1, len(range(k, data.T, n)))
+        out["nr_eta"][k] = math.sqrt(2.0 * math.log(P) / (P * rounds))
     return out
+
+
+def _stationary_mixed(data) -> bool:
+    """Whether the opponent samples a fixed mixed strategy other than its Nash strategy
+    (``random-fixed``, or ``fixed`` with a mixed ``opponent_strategy``)."""
+    if data.opponent == "random-fixed":
+        return True
+    return data.opponent == "fixed" and any(
+        np.asarray(x).max() < 1.0 - 1e-12 for x in data.opponent_strategy
+    )
+
+
+def opponent_mode(data) -> int:
+    """The kernel's code for ``data.opponent`` (see :func:`simulate_batch`)."""
+    if _stationary_mixed(data) or data.opponent == "minimax":
+        return OPP_STATIONARY
+    modes = {
+        "best-response": OPP_BEST_RESPONSE,
+        "fixed": OPP_FIXED,
+        "fictitious-play": OPP_FICTITIOUS,
+        "no-regret": OPP_NO_REGRET,
+        "bait-and-switch": OPP_BAIT,
+    }
+    if data.opponent not in modes:
+        raise ValueError(f"unknown opponent {data.opponent!r}")
+    return modes[data.opponent]
 
 
 def freedman_width(V: float, b: float, k: int, p: float) -> float:
@@ -294,7 +337,7 @@ def variance_bound(
 def _kernel(
     T, n_seats, opp_mode,
     inf_parent, inf_nch, inf_ch, seq_inf, xc_all, my_pure, my_nash, opp_chosen, rows, n_rows,
-    qb, plan_cols, n_plans, nash_cdf, fixed_b, n_opp, n_inf, n_seq,
+    qb, plan_cols, n_plans, nash_cdf, fixed_b, n_opp, n_inf, n_seq, fp0, nr_eta, switch_tv,
     alpha0, R, test, reset, eta, gamma, use_weights, p_conf, var_scale, guard, var_mode,
     horizon, deals, u_alice, u_bob,
     expected, realised, alpha_out, b_exp, b_samp, switches,
@@ -318,6 +361,16 @@ def _kernel(
     G_all = 0.0
     n_switch = 0
     testing = test != 0 and np.inf > R and alpha < 1.0
+    # opponent state: fictitious play's cumulative values of each pure plan (Alice's payoff
+    # against her sampled plans, starting from her uniform plan), EXP3's log-weights and
+    # distribution over pure plans, bait-and-switch's flag
+    fp = fp0.copy()
+    logw = np.zeros(fp0.shape)
+    nu = np.zeros(fp0.shape)
+    for s in range(n_seats):
+        for j in range(n_opp[s]):
+            nu[s, j] = 1.0 / n_opp[s]
+    switched = False
     for t in range(T):
         s = t % n_seats
         ns = n_seq[s]
@@ -362,7 +415,35 @@ def _kernel(
                 v_t = var_scale * a_t / (1.0 - a_t)
         # opponent
         P = n_opp[s]
-        if opp_mode == 0:
+        mode = opp_mode
+        if opp_mode == 5:
+            # bait-and-switch: always-bet/call until max_s |x_p(s) - x^c(s)| > switch_tv,
+            # then the clairvoyant best response for ever
+            if not switched:
+                for q in range(ns):
+                    if abs(xp[q] - xc_all[s, q]) > switch_tv:
+                        switched = True
+                        break
+            mode = 0 if switched else 1
+        if mode == 3:
+            b = 0
+            for j in range(1, P):
+                if fp[s, j] < fp[s, b]:
+                    b = j
+            mode = 1
+        elif mode == 4:
+            u = u_bob[t]
+            acc = 0.0
+            b = P - 1
+            for j in range(P):
+                acc += nu[s, j]
+                if u < acc:
+                    b = j
+                    break
+            mode = 1
+        elif mode == 1:
+            b = fixed_b[s]
+        if mode == 0:
             b = 0
             best = np.inf
             for j in range(P):
@@ -374,8 +455,7 @@ def _kernel(
                     b = j
             col = b
             v = best
-        elif opp_mode == 1:
-            b = fixed_b[s]
+        elif mode == 1:
             col = b
             v = 0.0
             for q in range(ns):
@@ -421,6 +501,23 @@ def _kernel(
                 payoff = rows[s, d, r_, 2]
                 break
         loss = (1.0 - payoff) * 0.5
+        if opp_mode == 3:
+            for j in range(P):
+                for q in range(ns):
+                    if chosen[q]:
+                        fp[s, j] += my_pure[s, q, j]
+        elif opp_mode == 4:
+            # EXP3 on the opponent's loss (1 + Alice's payoff) / 2 over its pure plans
+            logw[s, b] -= nr_eta[s] * (1.0 + payoff) * 0.5 / nu[s, b]
+            top = logw[s, 0]
+            for j in range(1, P):
+                top = max(top, logw[s, j])
+            z = 0.0
+            for j in range(P):
+                nu[s, j] = math.exp(logw[s, j] - top)
+                z += nu[s, j]
+            for j in range(P):
+                nu[s, j] /= z
         # IXOMD update along Alice's trajectory (bottom-up), loss / (x_p(last) + gamma)
         if last >= 0:
             prob = xp[last]
@@ -508,7 +605,14 @@ def simulate_batch(data, config: FastConfig, seeds, arrays: dict | None = None) 
     Parameters
     ----------
     data : GameData
-        Extensive-form game; opponent ``best-response``, ``fixed`` or ``minimax``.
+        Extensive-form game, any opponent: ``best-response`` (clairvoyant to x_p),
+        ``fixed`` (pure: that plan; mixed: sampled), ``random-fixed`` and ``minimax``
+        (a stationary mixed strategy, sampled; expected values use its realisation plan),
+        ``fictitious-play`` (the pure plan that minimises Alice's payoff against her sampled
+        plans so far, starting from her uniform plan), ``no-regret`` (EXP3 over the
+        opponent's pure plans, eta = sqrt(2 ln P / (P T_seat)); expected values use its sampled
+        plan) and ``bait-and-switch`` (``fixed`` until max_s |x_p(s) - x^c(s)| > switch_tv,
+        then ``best-response``).
     config : FastConfig
     seeds : iterable of int
     arrays : dict, optional
@@ -523,16 +627,11 @@ def simulate_batch(data, config: FastConfig, seeds, arrays: dict | None = None) 
     Raises
     ------
     ValueError
-        On another opponent or an unknown test.
+        On an unknown opponent or test.
     """
     from harness_bandit_safe_regret._sequence_form import _sequence_form_values
 
-    modes = {"best-response": OPP_BEST_RESPONSE, "fixed": OPP_FIXED, "minimax": OPP_MINIMAX}
-    if data.opponent not in modes:
-        raise ValueError(
-            "the sequence-form simulator supports opponent minimax, fixed or best-response;"
-            f" got {data.opponent!r}"
-        )
+    mode = opponent_mode(data)
     tests = {"none": TEST_NONE, "paper": TEST_PAPER, "freedman": TEST_FREEDMAN}
     if config.test not in tests:
         raise ValueError(f"test must be one of {sorted(tests)}, got {config.test!r}")
@@ -546,9 +645,9 @@ def simulate_batch(data, config: FastConfig, seeds, arrays: dict | None = None) 
     n_seats, T = len(seats), data.T
     MY = [
         np.hstack(
-            [s.payoff @ s.opponent_plans.T, (s.payoff @ s.opponent.reach(s.opponent_nash))[:, None]]
+            [s.payoff @ s.opponent_plans.T, arrays["my_nash"][k, : s.alice.n_sequences, None]]
         )
-        for s in seats
+        for k, s in enumerate(seats)
     ]
     view = _AgentView(
         xc=[s.alice.reach(s.comparator) for s in seats], plans=[s.alice_plans for s in seats]
@@ -563,12 +662,13 @@ def simulate_batch(data, config: FastConfig, seeds, arrays: dict | None = None) 
         b_exp, b_samp = np.empty(T, dtype=np.int64), np.empty(T, dtype=np.int64)
         switches = np.zeros(256, dtype=np.int64)
         n_switch = kernel(
-            T, n_seats, modes[data.opponent],
+            T, n_seats, mode,
             arrays["inf_parent"], arrays["inf_nch"], arrays["inf_ch"], arrays["seq_inf"],
             arrays["xc"], arrays["my_pure"], arrays["my_nash"], arrays["opp_chosen"],
             arrays["rows"], arrays["n_rows"], arrays["qb"], arrays["plan_cols"],
             arrays["n_plans"], arrays["nash_cdf"], arrays["fixed_b"], arrays["n_opp"],
-            arrays["n_inf"], arrays["n_seq"],
+            arrays["n_inf"], arrays["n_seq"], arrays["fp0"], arrays["nr_eta"],
+            arrays["switch_tv"],
             float(config.alpha0), float(config.R), tests[config.test], bool(config.reset),
             np.asarray(config.eta, dtype=np.float64), np.asarray(config.gamma, dtype=np.float64),
             bool(config.use_weights), float(config.confidence), float(config.variance_scale),

@@ -1,4 +1,5 @@
-"""Bob, the opponent: stationary, clairvoyant, fictitious-play, no-regret, bait-and-switch.
+"""Bob, the opponent: stationary (fixed, random), clairvoyant, fictitious play, no-regret,
+bait-and-switch.
 
 Source: docs/papers/bandit-safe-regret.md §4 "Opponents" (benchmark design; the paper's own
 opponents are not reproduced here).
@@ -109,7 +110,7 @@ def make_opponent(data: GameData):
     """The opponent named by ``data.opponent``, freshly initialised."""
     if data.opponent == "minimax":
         return _Stationary(data.opponent_minimax)
-    if data.opponent == "fixed":
+    if data.opponent in ("fixed", "random-fixed"):
         return _Stationary(data.opponent_strategy)
     return {
         "best-response": _BestResponse,

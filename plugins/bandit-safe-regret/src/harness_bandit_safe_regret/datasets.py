@@ -47,9 +47,11 @@ class GameParams:
 _PARAMS_DOC = """
     T : int, default=10000
         Horizon, the number of rounds (>= 1).
-    opponent : {"minimax", "fixed", "best-response", "fictitious-play", "no-regret", \
-"bait-and-switch"}, default="best-response"
-        Bob: his minimax strategy; a fixed exploitable strategy; a clairvoyant best
+    opponent : {"minimax", "fixed", "random-fixed", "best-response", "fictitious-play", \
+"no-regret", "bait-and-switch"}, default="best-response"
+        Bob: his minimax strategy; a fixed exploitable strategy; a stationary strategy drawn
+        from the dataset seed (Dirichlet(1) over his actions; Kuhn: uniform random behaviour
+        at each information set); a clairvoyant best
         response to Alice's current p_t; a best response to her empirical frequencies; EXP3;
         or the fixed strategy until TV(p_t, mu_c) > switch_tv, then best responses.
     fixed_strategy : list of float, default=[]
@@ -67,6 +69,7 @@ def build_data(
     seats: list[Seat],
     params: GameParams,
     default_fixed: list[np.ndarray],
+    seed: int = 0,
 ) -> GameData:
     """Solve each seat's minimax by LP and assemble the task's data object.
 
@@ -97,6 +100,9 @@ def build_data(
         if np.any(x < 0) or abs(x.sum() - 1) > 1e-8:
             raise ValueError(f"fixed_strategy must be a probability vector, got {x.tolist()}")
         fixed = [x]
+    if params.opponent == "random-fixed":
+        rng = np.random.default_rng([seed, 7])
+        fixed = [rng.dirichlet(np.ones(len(seat.opponent_actions))) for seat in seats]
     return GameData(
         game=Game(name=name, seats=tuple(seats)),
         comparator=tuple(comparators),
@@ -126,7 +132,7 @@ class _MatrixGame(Dataset):
         names = self.actions or tuple(f"a{i}" for i in range(A.shape[0]))
         seat = Seat(payoffs=A[None], actions=names, opponent_actions=names)
         first = np.eye(A.shape[1])[0]
-        return build_data(self.name, [seat], params, [first])
+        return build_data(self.name, [seat], params, [first], seed)
 
     def describe(self, data: GameData) -> dict[str, float | int | str]:
         """delta, the comparator and the number of actions."""
@@ -353,6 +359,17 @@ class KuhnPoker(Dataset):
             data = build_data(self.name, seats, params, fixed)
         else:
             data = build_data(self.name, seats, replace(params, comparator_epsilon=0.0), fixed)
+        if params.opponent == "random-fixed":  # a random behavioural strategy per seat
+            rng = np.random.default_rng([seed, 7])
+            images = []
+            for s in sequence_form.seats:
+                tree = s.opponent
+                pi = np.zeros(tree.n_sequences)
+                for children in tree.children:
+                    pi[list(children)] = rng.dirichlet(np.ones(len(children)))
+                images.append(normal_form_image(tree, pi, s.opponent_plans))
+            data = replace(data, opponent_strategy=tuple(images))
+        if form != "uniform-mix":
             images = tuple(
                 normal_form_image(s.alice, s.comparator, s.alice_plans) for s in sequence_form.seats
             )

@@ -21,6 +21,7 @@ __all__ = [
     "MaxPrefixLoss",
     "RegretVsBest",
     "RegretVsComparator",
+    "RegretVsComparatorPeak",
     "thin_curve",
 ]
 
@@ -197,6 +198,38 @@ class MaxPrefixLoss(Metric):
     def compute(self, data: GameData, output: PlayOutput) -> float:
         payoffs = _alice_payoffs(output, self.params.values)
         return float(max(0.0, -np.cumsum(payoffs).min()))
+
+
+class RegretVsComparatorPeak(Metric):
+    """The running maximum max(0, max_t Reg_t(mu_c)): the worst regret to the comparator at
+    any round, not only at T (a per-seed tail the mean at T hides).
+
+    Source: docs/papers/bandit-safe-regret.md §5 (risk as a maximum over prefixes);
+    Müller et al., ICML 2025 (regret to the comparator).
+
+    Parameters
+    ----------
+    values : {"expected", "realised"}, default="expected"
+
+    Returns
+    -------
+    float
+        Payoff units, >= 0; lower is safer.
+    """
+
+    name = "regret-vs-comparator-peak"
+    task = TASK
+    higher_is_better = False
+    Params = ValuesParams
+
+    def compute(self, data: GameData, output: PlayOutput) -> float:
+        comparator = (
+            output.comparator_payoff
+            if self.params.values == "expected"
+            else output.comparator_realised
+        )
+        gaps = comparator - _alice_payoffs(output, self.params.values)
+        return float(max(0.0, np.cumsum(gaps).max()))
 
 
 class FinalAlpha(Metric):

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from harness import Curve, LazyModule, Report
+from harness_bandit_safe_regret.claims import slope_of_means
 
 pd = LazyModule("pandas")
 stats = LazyModule("scipy.stats")
@@ -185,10 +186,10 @@ class RegretVsHorizon(Report):
         columns per horizon, ``Reg(mu_c) T=<T>`` and ``Reg(best) T=<T>``, each
         "mean ± 95% CI half-width" over seeds (payoff units).
         ``exponents``: DataFrame of the log-log slope b of regret ~ a T^b per (dataset,
-        opponent, method) and regret, fitted by least squares on log(per-seed regret)
-        against log T over every horizon, with its 95% t-interval (scipy.stats.linregress
-        standard error); "n/a" where a regret is <= 0 at some seed (no power law) or fewer
-        than two horizons exist.
+        opponent, method) and regret, fitted by least squares on the log of the *per-T
+        mean* regret against log T, with a 95% seed-bootstrap interval (seeds resampled
+        within each T; :func:`harness_bandit_safe_regret.claims.slope_of_means`); "n/a"
+        where a mean regret is <= 0 (no power law) or fewer than two horizons exist.
         ``summary``: every metric's mean and CI per (dataset, opponent, T, method).
         ``regret-vs-horizon-plot`` and ``regret-vs-best-plot``: game x opponent grids of the
         two regrets against T (log T, symlog y); the first draws the reconstructed O(1)
@@ -260,14 +261,14 @@ class RegretVsHorizon(Report):
                 values = group[metric].astype(float)
                 ok = values.notna()
                 T, y = group["T"][ok].to_numpy(float), values[ok].to_numpy()
-                if np.unique(T).size < 2 or np.any(y <= 0):
+                levels = np.unique(T)
+                samples = [y[level == T] for level in levels]
+                if levels.size < 2 or any(v.mean() <= 0 for v in samples):
                     row[f"{short} exponent"] = "n/a"
                     continue
-                fit = stats.linregress(np.log10(T), np.log10(y))
-                half = stats.t.ppf(0.975, T.size - 2) * fit.stderr if T.size > 2 else np.nan
-                row[f"{short} exponent"] = (
-                    f"{fit.slope:.3f} [{fit.slope - half:.3f}, {fit.slope + half:.3f}]"
-                )
+                slope, boot = slope_of_means(levels, samples)
+                low, high = np.quantile(boot, [0.025, 0.975])
+                row[f"{short} exponent"] = f"{slope:.3f} [{low:.3f}, {high:.3f}]"
             rows.append(row)
         return pd.DataFrame(rows)
 
