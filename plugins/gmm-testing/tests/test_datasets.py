@@ -136,19 +136,22 @@ def test_describe_reports_degree_signal_and_prediction():
 # -- every shipped configuration is what its name says ----------------------------------
 
 SUITES = Path(__file__).resolve().parents[3] / "suites"
+LAW_FREE = {"n", "d", "trials"}
 
 
 def _shipped_configs():
-    """(dataset name, params) of every pancakes dataset in suites/gmm-testing*.yaml, with
-    grids expanded except over n (which does not change the law)."""
+    """(dataset name, params) of every pancakes dataset in suites/gmm-testing*.yaml and
+    suites/paper/gmm-testing*.yaml, with grids expanded, leaving out n, d and trials (which
+    do not change the law)."""
     configs = set()
-    for path in sorted(SUITES.glob("gmm-testing*.yaml")):
+    paths = [*SUITES.glob("gmm-testing*.yaml"), *SUITES.glob("paper/gmm-testing*.yaml")]
+    for path in sorted(paths):
         for run in yaml.safe_load(path.read_text())["runs"]:
             for ds in run["datasets"]:
                 if isinstance(ds, str) or not ds["name"].startswith("pancakes-"):
                     continue
-                params = {k: v for k, v in ds.get("params", {}).items() if k != "n"}
-                grid = {k: v for k, v in ds.get("grid", {}).items() if k != "n"}
+                params = {k: v for k, v in ds.get("params", {}).items() if k not in LAW_FREE}
+                grid = {k: v for k, v in ds.get("grid", {}).items() if k not in LAW_FREE}
                 for values in itertools.product(*grid.values()):
                     configs.add(
                         (
@@ -183,7 +186,7 @@ def test_suites_ship_every_pancakes_family():
 def test_shipped_configuration_matches_moments_and_keeps_its_centres_apart(name, items):
     params = dict(items)
     cls = CLASSES[name]
-    p = cls.Params(n=10, **{**params, "trials": 1})
+    p = cls.Params(n=10, d=2, trials=1, **params)
     law = cls(p).load(p, 0).law
     moments = mixture_hermite_moments(
         law.centres, law.weights, law.noise_sd, law.matched_degree + 1
