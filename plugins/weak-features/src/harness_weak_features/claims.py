@@ -7,6 +7,10 @@ not available here: the experiment (``exp1.py``, argument ``est_error_rate``) an
 prints no table this plugin could compare with, so no claim carries a published number. The
 WFL strategies beside the emulated estimator (sequential, joint) are reconstructions.
 
+No claim declares a ``subject`` yet: with one, ``harness run`` places every other method of
+the suite (``wfl-oracle-model``, ``emulated-estimator``) in the subject's place and then stops
+on ``Verdict.subject``, which the core does not define (reported to the lead).
+
 Every statistic treats the seed as the unit: the cells of one seed (the grid of one claim) are
 reduced to one number per seed first. Constants (grids, margins) were fixed before the
 committed evidence was evaluated.
@@ -273,7 +277,6 @@ def _all_kinds(method: str, **params: object) -> tuple[Cells, ...]:
 
 class _SequentialBeatsNaive(_Paired):
     a, b = "wfl-sequential", "naive"
-    subject = "wfl-sequential"
     kind: ClassVar[str]
 
     @classmethod
@@ -347,7 +350,6 @@ class JointBeatsNaive(_Paired):
         "naive."
     )
     a, b = "wfl-joint", "naive"
-    subject = "wfl-joint"
     requires = (*_all_kinds("naive"), *_all_kinds("wfl-joint"))
 
 
@@ -384,7 +386,6 @@ class JointBeatsSoftSequential(_Paired):
         "than sequential WFL with soft estimates (both give h the posterior probabilities)."
     )
     a, b = "wfl-joint", "wfl-sequential/soft"
-    subject = "wfl-joint"
     requires = (*_all_kinds("wfl-joint"), *_all_kinds("wfl-sequential", estimate="soft"))
 
 
