@@ -1,8 +1,10 @@
 """The one error module of harness: a shallow tree under :class:`HarnessError`.
 
-``cli.py`` maps these to exit codes once: :class:`SuiteError` and :class:`PluginError`
-exit 2 (bad input, nothing written), :class:`CellError` exits 1. :class:`harness.Skip`
-is deliberately *not* a :class:`HarnessError`: skipping is a result, not a failure.
+``cli.py`` maps these to exit codes once (``harness.cli.ExitCode``): :class:`SuiteError`
+and :class:`PluginError` exit 2 (bad input, nothing written), any other
+:class:`HarnessError` exits 1. :class:`harness.Skip` is deliberately *not* a
+:class:`HarnessError`: skipping is a result, not a failure. :func:`missing_dependency` is
+the one message for an optional package that is not installed.
 """
 
 from __future__ import annotations
@@ -26,10 +28,6 @@ class StoreError(SuiteError):
     nothing run)."""
 
 
-class CellError(HarnessError):
-    """Some cells of a run failed or timed out (exit code 1)."""
-
-
 class ParamsError(HarnessError):
     """A component's parameters are invalid; carries ``(path, message)`` pairs.
 
@@ -40,3 +38,13 @@ class ParamsError(HarnessError):
     def __init__(self, problems: list[tuple[str, str]]):
         self.problems = problems
         super().__init__("; ".join(f"{path}: {msg}" if path else msg for path, msg in problems))
+
+
+def missing_dependency(needed_by: str, what: str, package: str) -> str:
+    """The message for an optional package that is not installed: what needs it and the
+    command that installs it.
+
+    >>> missing_dependency("--basic-auth", "Flask-WTF", "'mlflow[auth]'")
+    "--basic-auth needs Flask-WTF, which is not installed: pip install 'mlflow[auth]'"
+    """
+    return f"{needed_by} needs {what}, which is not installed: pip install {package}"

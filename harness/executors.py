@@ -624,11 +624,12 @@ class DaskExecutor:
         try:
             import distributed
         except ImportError as err:
-            from harness.errors import SuiteError
+            from harness.errors import SuiteError, missing_dependency
 
             raise SuiteError(
-                "--executor dask needs dask's distributed scheduler: "
-                "pip install 'dask[distributed]'"
+                missing_dependency(
+                    "--executor dask", "dask's distributed scheduler", "'dask[distributed]'"
+                )
             ) from err
         self._distributed = distributed
         self.registry = registry

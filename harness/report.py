@@ -32,7 +32,6 @@ __all__ = [
     "best_methods",
     "column_label",
     "declared_params",
-    "described_facts",
     "direction",
     "format_number",
     "mean_ci",
@@ -192,12 +191,6 @@ def declared_params(results: pd.DataFrame, kind: str, registry: Registry | None)
         fields = _declared(registry, kind, str(task), str(name))
         declared |= set(fields) if fields is not None else {c.split(".", 1)[1] for c in cols}
     return [c for c in cols if c.split(".", 1)[1] in declared]
-
-
-def described_facts(results: pd.DataFrame, registry: Registry | None) -> list[str]:
-    """The ``dataset.<key>`` columns that are ``Dataset.describe()`` facts, not params."""
-    declared = set(declared_params(results, "dataset", registry))
-    return [c for c in results.columns if c.startswith("dataset.") and c not in declared]
 
 
 def summary_stats(results: pd.DataFrame, registry: Registry | None = None) -> pd.DataFrame:

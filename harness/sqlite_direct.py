@@ -41,6 +41,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.store import sqlite_path
+
 __all__ = [
     "SCHEMA_REVISION",
     "DirectSqlite",
@@ -116,9 +118,9 @@ class DirectSqlite:
         """The direct store of ``uri``, or ``None``: not a ``sqlite:///`` URI, no database
         there yet, another schema revision, or ``HARNESS_DIRECT_SQLITE=0``."""
         switch = os.environ.get("HARNESS_DIRECT_SQLITE", "1").strip().lower()
-        if switch in ("0", "false", "no", "off") or not uri.startswith("sqlite:///"):
+        path = sqlite_path(uri)
+        if switch in ("0", "false", "no", "off") or path is None:
             return None
-        path = Path(uri.removeprefix("sqlite:///"))
         if not path.is_file():
             return None
         store = cls(path)

@@ -24,10 +24,10 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
-from harness.errors import StoreError
+from harness.errors import StoreError, missing_dependency
 from harness.secrets import mask
 
-__all__ = ["CHECK_TIMEOUT_S", "check_store", "driver_problem", "store_lock"]
+__all__ = ["CHECK_TIMEOUT_S", "check_store", "driver_problem", "sqlite_path", "store_lock"]
 
 CHECK_TIMEOUT_S = 12.0
 """The whole start-up check gives up after this long (so harness exits within 15 s)."""
@@ -45,6 +45,19 @@ _DRIVERS = {
     "mssql": ("pyodbc", "pyodbc"),
     "mssql+pyodbc": ("pyodbc", "pyodbc"),
 }
+
+
+def sqlite_path(uri: str) -> Path | None:
+    """The database file of a local SQLite store, ``sqlite:///PATH`` (relative to the
+    working directory; ``sqlite:////PATH`` is absolute), or ``None`` for any other URI. The
+    one parser of ``sqlite:///`` in harness.
+
+    >>> str(sqlite_path("sqlite:///mlflow/mlflow.db")), str(sqlite_path("sqlite:////tmp/m.db"))
+    ('mlflow/mlflow.db', '/tmp/m.db')
+    >>> sqlite_path("sqlite://"), sqlite_path("http://localhost:5000")
+    (None, None)
+    """
+    return Path(uri.removeprefix("sqlite:///")) if uri.startswith("sqlite:///") else None
 
 
 def _scheme(uri: str) -> str:
@@ -66,9 +79,8 @@ def driver_problem(uri: str) -> str | None:
             return None
     except (ImportError, ValueError):  # a module set to None in sys.modules, a broken one
         pass
-    return (
-        f"The tracking URI '{mask(uri)}' needs the database driver '{module}', which is not "
-        f"installed. Install it with: pip install {package} (pinned in requirements.txt)"
+    return missing_dependency(
+        f"The tracking URI '{mask(uri)}'", f"the database driver '{module}'", package
     )
 
 
@@ -97,14 +109,13 @@ def check_store(uri: str, timeout_s: float = CHECK_TIMEOUT_S) -> None:
     :raises StoreError: what is wrong and what to do, with any password masked.
     """
     scheme = _scheme(uri)
-    if uri.startswith("sqlite:///"):
-        path = uri.removeprefix("sqlite:///")
-        if path in ("", ":memory:") or path.endswith("/") or Path(path).is_dir():
+    db = sqlite_path(uri)
+    if db is not None:
+        if str(db) == ":memory:" or uri.endswith("/") or db.is_dir():  # "" is ".", a folder
             raise StoreError(
                 f"Tracking URI {mask(uri)} names no database file: use sqlite:///PATH/mlflow.db"
                 " (a file, created on first use)."
             )
-        db = Path(path)
         if db.exists() and not os.access(db, os.R_OK | os.W_OK):
             raise StoreError(
                 f"Cannot read and write the tracking store file {db.absolute()} ({mask(uri)}):"
@@ -245,12 +256,13 @@ def store_lock(uri: str, timeout_s: float = 300.0) -> Iterator[None]:
 
     :raises StoreError: another process held the lock for ``timeout_s`` seconds.
     """
-    if not uri.startswith("sqlite:///"):
+    db = sqlite_path(uri)
+    if db is None:
         yield
         return
     from filelock import FileLock, Timeout
 
-    path = Path(uri.removeprefix("sqlite:///") + ".lock")
+    path = Path(f"{db}.lock")
     try:
         with FileLock(path, timeout=timeout_s):
             yield

@@ -55,11 +55,6 @@ def _params(cls: type[Component]) -> Any:
 # -- checks on every component --------------------------------------------------------
 
 
-def check_name_is_kebab_case(cls: type[Component], registry: Registry) -> None:
-    """``name`` is lower-case words joined by '-'."""
-    assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", cls.name), f"bad name {cls.name!r}"
-
-
 def check_docstring_names_source(cls: type[Component], registry: Registry) -> None:
     """The docstring has a ``Source:`` line naming the paper and equation, or the library."""
     doc = inspect.getdoc(cls) or ""
@@ -360,7 +355,6 @@ def _equal(a: Any, b: Any) -> bool:
 
 
 CHECKS: tuple[Check, ...] = (
-    check_name_is_kebab_case,
     check_docstring_names_source,
     check_params_are_typed_with_defaults,
     check_load_is_deterministic,

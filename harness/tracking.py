@@ -36,6 +36,7 @@ import yaml
 
 from harness.components import Curve
 from harness.sqlite_direct import DirectSqlite, RunRow, UnsupportedWriteError, file_uri_path
+from harness.store import sqlite_path
 
 if TYPE_CHECKING:  # pandas loads when results are read (start-up of harness ui, server)
     import pandas as pd
@@ -73,15 +74,11 @@ def resolve_uri(uri: str | None = None) -> str:
     return uri or os.environ.get("MLFLOW_TRACKING_URI") or DEFAULT_URI
 
 
-def _sqlite_path(uri: str) -> Path | None:
-    return Path(uri.removeprefix("sqlite:///")) if uri.startswith("sqlite:///") else None
-
-
 def sqlite_store_missing(uri: str) -> bool:
     """Whether ``uri`` is a SQLite store whose file does not exist yet or is empty (an
     empty file is no store either: opening it through MLflow would write the schema).
     Always ``False`` for a server or database URI."""
-    db = _sqlite_path(uri)
+    db = sqlite_path(uri)
     return db is not None and (not db.exists() or db.stat().st_size == 0)
 
 
@@ -171,7 +168,7 @@ def _create_sqlite_atomically(uri: str) -> None:
 
     :raises StoreError: the migrations failed (MLflow's message).
     """
-    db = _sqlite_path(uri)
+    db = sqlite_path(uri)
     if db is None or db.exists():
         return
     db.parent.mkdir(parents=True, exist_ok=True)
@@ -232,7 +229,7 @@ class Tracker:
         # URI; any other password is masked in this process' output from now on.
         self.uri = secrets.move_http_credentials(resolve_uri(uri))
         secrets.watch(self.uri)
-        db = _sqlite_path(self.uri)
+        db = sqlite_path(self.uri)
         self.artifact_root = None
         if db is not None:
             try:
@@ -272,7 +269,7 @@ class Tracker:
         ):
             from harness.store import check_store
 
-            if _sqlite_path(self.uri) is not None:
+            if sqlite_path(self.uri) is not None:
                 check_store(self.uri)
             self.__dict__["_direct"] = DirectSqlite.open(self.uri)
             if self.__dict__["_direct"] is None and "client" not in self.__dict__:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import fault_plugin
 import mlflow
+import psutil
 import pytest
 import toy_plugin
 
@@ -262,7 +263,6 @@ runs:
 
 
 def _children(pid):
-    psutil = pytest.importorskip("psutil")
     try:
         return psutil.Process(pid).children(recursive=True)
     except psutil.NoSuchProcess:
@@ -272,7 +272,6 @@ def _children(pid):
 @pytest.mark.slow
 @pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM])
 def test_workers_exit_when_the_driver_is_killed(toy_env, write_suite, store, tmp_path, signum):
-    psutil = pytest.importorskip("psutil")
     path = write_suite(SLEEPY)
     driver = subprocess.Popen(
         [BIN / "harness", "run", path, "-j", "2", "--tracking-uri", store],
