@@ -1,6 +1,7 @@
 """Our 10-qubit Cluster results side by side with the authors' committed ones (README).
 
-Reads the report of ``suites/margin-qml-paper.yaml`` (``margin-qml-generalisation-measures.csv``,
+Reads the report of ``suites/paper/margin-qml-paper.yaml``
+(``margin-qml-generalisation-measures.csv``,
 ``margin-qml-claim.csv`` and ``margin-qml-accuracy.csv`` in its folder), recomputes the same
 figures from the authors' 375 committed models (``reference.authors_cluster_10q``, with the
 report's own :func:`~harness_margin_qml.reports.measure_table`: 2,000 permutations, seed 0)
@@ -9,7 +10,7 @@ permutation null and its p for each measure, the verdict "margins predict the ga
 than parameter counts" with its family-wise p, and mean accuracies per architecture.
 
 Run: ``python plugins/margin-qml/benchmarks/authors_table.py REPORT_DIR`` where REPORT_DIR
-holds the CSVs above (``harness report suites/margin-qml-paper.yaml`` writes them under
+holds the CSVs above (``harness report suites/paper/margin-qml-paper.yaml`` writes them under
 ``reports/margin-qml-paper``). Not collected by pytest.
 """
 

@@ -1,10 +1,10 @@
 """Wall time of the paper suite's group cells at 10 qubits (README "Suites").
 
-Trains the three group cells of one (noise level, seed) of ``suites/margin-qml-paper.yaml``
+Trains the three group cells of one (noise level, seed) of ``suites/paper/margin-qml-paper.yaml``
 (cluster phases, 10 qubits, 20 train / 1,000 test; L in {1, 3, 5, 7, 9}, Adam lr 1e-3,
 <= 5,000 steps, window 300) with the suite's methods and prints, per group, the wall time
 and the number of steps each model ran. The same cell through the harness:
-``harness run suites/margin-qml-paper.yaml --dataset 'cluster-phases[noise=0.0]'
+``harness run suites/paper/margin-qml-paper.yaml --dataset 'cluster-phases[noise=0.0]'
 --method 'qcnn-group[shared=false]' --seeds 0 -j 1``.
 
 Run: ``python plugins/margin-qml/benchmarks/paper_group_time.py [noise] [seed]``

@@ -115,8 +115,8 @@ def test_negative_controls_pass_at_most_at_alpha_with_the_configuration_null():
     assert per_config <= BAND and per_model <= BAND, (per_config, per_model, BAND)
     readme = (PLUGIN / "README.md").read_text()
     assert f"configuration-level null in {per_config} of 200" in readme
-    assert f"uniform noise per model in {per_model} of 200" in readme
-    assert f"at most {BAND} of 200" in readme
+    assert f"configuration-level null: in {per_model} of 200" in readme
+    assert f"(at most\n{BAND} of 200)" in readme
 
 
 def test_model_level_null_fails_the_random_per_configuration_control():
@@ -130,7 +130,7 @@ def test_model_level_null_fails_the_random_per_configuration_control():
         fake = models.assign(**{"margin-mean": rng.random(n_config)[models["config_index"]]})
         hits += _reproduced(fake, "models", trial)
     assert hits > BAND, (hits, BAND)
-    assert f"the model-level null in {hits} of 200" in (PLUGIN / "README.md").read_text()
+    assert f"model-level\n  null in {hits} of 200" in (PLUGIN / "README.md").read_text()
 
 
 def test_positive_control_at_tau_0_4_is_detected_and_can_fail():
@@ -161,6 +161,8 @@ def test_point_comparison_is_fooled_where_the_interval_is_not():
         interval += Greater(0.0).decide(e) == Status.REPRODUCED
     assert point >= trials // 4, point
     assert interval <= 2, interval
+    text = (PLUGIN / "README.md").read_text()
+    assert f"says yes in {point} of 20 trials, the\nbootstrap interval in {interval} of 20" in text
 
 
 @pytest.mark.parametrize(

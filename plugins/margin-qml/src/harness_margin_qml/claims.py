@@ -406,7 +406,11 @@ _GROUPS = ("qcnn-group", "strongly-entangling-group")
 
 
 class _MarginInformation(Claim):
-    """Base: the mean margin's MI with the gap exceeds a configuration-level null (r = 1)."""
+    """Base: the mean margin's MI with the gap exceeds a configuration-level null (r = 1).
+
+    Source: Hur & Park, ICML 2025, Section 5 (QPR with label noise; MI from
+    ``QPR/calculate_correlations.py``); statistic :func:`block_mi_excess`.
+    """
 
     task = "margin-qml"
     hypothesis = Greater(0.0)
@@ -424,7 +428,11 @@ class _MarginInformation(Claim):
 
 
 class _MarginsBeatParameters(Claim):
-    """Base: best margin excess MI minus best parameter excess MI > 0, bootstrap interval."""
+    """Base: best margin excess MI minus best parameter excess MI > 0, bootstrap interval.
+
+    Source: Hur & Park, ICML 2025, Section 5 ("margins predict the gap better than
+    parameter counts"); statistic :func:`excess_difference`.
+    """
 
     task = "margin-qml"
     hypothesis = Greater(0.0)
@@ -517,7 +525,11 @@ class ClusterMarginsBeatParameters10q(_MarginsBeatParameters):
 
 
 class _TfimTau(Claim):
-    """Base: Kendall τ(gap, Q1) over configuration means is negative at r = 0."""
+    """Base: Kendall τ(gap, Q1) over configuration means is negative at r = 0.
+
+    Source: Hur & Park, ICML 2025, TFIM results (official committed results: τ(gap, Q1) =
+    −0.56 at 10 qubits); statistic :func:`configuration_tau`.
+    """
 
     task = "margin-qml"
     hypothesis = Less(0.0)
@@ -556,6 +568,12 @@ class TfimTau10q(_TfimTau):
 
 
 class NqeTraceDistance(Claim):
+    """NQE − IQP trace distance between the class states, paired by seed.
+
+    Source: Hur & Park, ICML 2025, Section 5.2 (NQE of Hur, Araujo & Park, arXiv
+    2311.11412); statistic ``harness.stats.paired_difference``.
+    """
+
     name = "nqe-raises-trace-distance"
     task = "margin-qml"
     source = Source("Hur & Park, ICML 2025", "2411.06919", "Section 5.2, NQE table")
