@@ -138,11 +138,6 @@ class TrainingOutput:
         if self.coefficients is not None and self.coefficients.shape[0] != k:
             raise ValueError(f"coefficients has {self.coefficients.shape[0]} rows, steps {k}")
 
-    @property
-    def horizon(self) -> int:
-        """The number of gradient steps of the final run."""
-        return int(self.steps[-1])
-
 
 def _check_finite(name: str, values: np.ndarray) -> None:
     """ValueError naming ``name`` if ``values`` holds NaN or infinity."""
