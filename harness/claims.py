@@ -238,6 +238,7 @@ class Verdict:
     hypothesis: str
     unit: str
     status: Status
+    subject: str | None = None
     estimate: Estimate | None = None
     p_adjusted: float | None = None
     control: dict[str, Any] | None = None
@@ -346,7 +347,7 @@ class Claim(Component):
         """The verdict from ``results`` (a ``harness results`` table of the task, any
         number of rows). Never raises: a failing claim is ``error`` with its traceback."""
         verdict = Verdict(self.name, self.tasks()[0], str(self.source), self.statement,
-                          str(self.hypothesis), self.unit, Status.ERROR)  # fmt: skip
+                          str(self.hypothesis), self.unit, Status.ERROR, self.subject)  # fmt: skip
         try:
             rows, missing = self.selected(results)
             if missing:
@@ -382,8 +383,13 @@ class Claim(Component):
 
         named = {m for need in self.requires for m in need.methods}
         ok = results[results["status"].eq("ok")] if "status" in results else results
+        candidates = set(ok["method"]) - named
+        if "plugin" in ok and rows["method"].eq(self.subject).any():
+            # the paper's own baselines are not "added": only other plugins' methods are
+            own = set(rows.loc[rows["method"].eq(self.subject), "plugin"])
+            candidates = set(ok.loc[~ok["plugin"].isin(own), "method"]) - named
         out = {}
-        for method in sorted(set(ok["method"]) - named):
+        for method in sorted(candidates):
             needs = [need for need in self.requires if self.subject in need.methods]
             theirs = [need.rows(ok, method) for need in needs]
             mine = pd.concat(theirs) if theirs else ok.iloc[:0]

@@ -248,7 +248,7 @@ def params_fields(params_cls: type) -> dict[str, tuple[Any, Any]]:
             for name, f in params_cls.model_fields.items()
         }
     if dataclasses.is_dataclass(params_cls):
-        hints = typing.get_type_hints(params_cls)
+        hints = typing.get_type_hints(params_cls, include_extras=True)  # Annotated kept
         out = {}
         for f in dataclasses.fields(params_cls):
             default = f.default
@@ -289,6 +289,9 @@ def _adapter(annotation: Any) -> pydantic.TypeAdapter:
 
 
 def describe_type(annotation: Any) -> str:
+    """A type as a reader writes it: ``int``, ``one of 'a', 'b'``; ``Annotated`` unwrapped."""
+    if typing.get_origin(annotation) is typing.Annotated:
+        return describe_type(typing.get_args(annotation)[0])
     if typing.get_origin(annotation) is typing.Literal:
         return "one of " + ", ".join(repr(a) for a in typing.get_args(annotation))
     return getattr(annotation, "__name__", None) or str(annotation).replace("typing.", "")
@@ -326,8 +329,11 @@ def validate_params(
             continue
         try:
             coerced[key] = _adapter(annotation).validate_python(value)
-        except pydantic.ValidationError:
-            problem = f"expected {describe_type(annotation)}, got {value!r}."
+        except pydantic.ValidationError as err:
+            problem = f"expected {describe_type(annotation)}, got {value!r}"
+            if typing.get_origin(annotation) is typing.Annotated:  # the declared constraint
+                problem += f" ({err.errors()[0]['msg'].lower()})"
+            problem += "."
             problems.append((path, problem + _yaml_number_hint(value)))
     missing = [k for k, (_, d) in fields.items() if d is dataclasses.MISSING and k not in values]
     problems += [(k, f"required param '{k}' of '{component.name}' is not set.") for k in missing]

@@ -245,3 +245,12 @@ def test_list_shows_each_claim_with_its_statement_and_hypothesis(ran):
     assert listed.returncode == 0, listed.stderr
     line = next(line for line in listed.stdout.splitlines() if "shift-raises-error" in line)
     assert "claim" in line and "estimate > 0" in listed.stdout
+
+
+def test_only_other_plugins_methods_are_placed_against_a_claim():
+    paper = _table(1.0).assign(plugin="paper")
+    baseline = _table(0.5, method="paper-baseline").query("method == 'paper-baseline'")
+    mine = _table(-1.0, method="mine").query("method == 'mine'").assign(plugin="mine")
+    table = pd.concat([paper, baseline.assign(plugin="paper"), mine])
+    (verdict,) = evaluate_claims([NewBeatsOld], table)
+    assert set(verdict.added) == {"mine"} and verdict.subject == "new"
