@@ -73,6 +73,14 @@ def test_readme_power_table_is_the_committed_simulation():
     assert table == mc.power_markdown(pd.read_csv(RESULTS / "power.csv"))
 
 
+def test_readme_per_noise_table_is_the_authors_data():
+    text = (PLUGIN / "README.md").read_text()
+    start = text.index("<!-- per-r:begin -->") + len("<!-- per-r:begin -->")
+    table = text[start : text.index("<!-- per-r:end -->")].strip()
+    frame = pd.read_parquet(RESULTS / "authors-cluster-10q.parquet")
+    assert table == mc.configuration_markdown(mc.configuration_table(frame))
+
+
 def test_vectorised_block_null_is_harness_permutation_test():
     """block_mi_excess's null is the ``permute="between"`` test of harness.stats."""
     models = authors_r1()

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, ClassVar
 import numpy as np
 
 from harness import stats as hstats
-from harness.claims import Cells, Claim, Greater, Less, Source
+from harness.claims import Cells, Claim, Greater, Less, Source, Status
 from harness.stats import Estimate
 from harness_margin_qml.reports import expand_groups
 from harness_margin_qml.stats import bin_codes, mi_from_codes
@@ -48,7 +48,9 @@ __all__ = [
     "MARGIN_MEASURES",
     "PARAMETER_MEASURES",
     "block_mi_excess",
+    "configuration_markdown",
     "configuration_models",
+    "configuration_table",
     "configuration_tau",
     "excess_difference",
     "kendall_tau_b",
@@ -384,6 +386,77 @@ def synthetic_models(
     columns = {"configuration": c, "seed": s, "config_index": c, "seed_index": s,
                GAP: values[..., 0], "margin-mean": values[..., 1]}  # fmt: skip
     return pd.DataFrame({k: v.ravel() for k, v in columns.items()})
+
+
+_SIDE = {Status.REPRODUCED: "above 0", Status.INCONCLUSIVE: "covers 0",
+         Status.NOT_REPRODUCED: "below 0"}  # fmt: skip
+
+
+def configuration_table(
+    results: pd.DataFrame,
+    permutations: int = 2000,
+    resamples: int = 400,
+    null_draws: int = 10,
+) -> pd.DataFrame:
+    """The two margin statistics of the claims at every (dataset, qubits, noise level).
+
+    For each scope with at least 3 configurations sharing a seed: the mean margin's excess
+    MI over the configuration-level null (:func:`block_mi_excess`) and the best margin
+    measure's excess minus the best parameter measure's (:func:`excess_difference`), each
+    with its interval, p-value, minimum detectable effect and where the interval lies
+    (``above 0``, ``covers 0``, ``below 0``). Not corrected for the number of scopes: a
+    description per noise level, not a claim.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per scope: ``dataset``, ``n_qubits``, ``noise``, ``configurations``,
+        ``seeds``, then ``information``/``difference`` each with ``_estimate``, ``_low``,
+        ``_high``, ``_p``, ``_mde``, ``_interval``.
+    """
+    import pandas as pd
+
+    df = expand_groups(results)
+    rows = []
+    keys = ["dataset", "dataset.n_qubits", "dataset.noise"]
+    for (dataset, n_qubits, noise), part in df.groupby(keys, sort=True):
+        margins = tuple(c for c in MARGIN_MEASURES if c in part and part[c].notna().any())
+        params = tuple(c for c in PARAMETER_MEASURES if c in part and part[c].notna().any())
+        if "margin-mean" not in margins or not params:
+            continue
+        try:
+            models = configuration_models(part, (*margins, *params))
+        except ValueError:
+            continue
+        row = {"dataset": dataset, "n_qubits": n_qubits, "noise": noise,
+               "configurations": models["config_index"].max() + 1,
+               "seeds": models["seed_index"].max() + 1}  # fmt: skip
+        stats = {
+            "information": block_mi_excess(models, "margin-mean", permutations),
+            "difference": excess_difference(models, margins, params, resamples, null_draws),
+        }
+        for name, e in stats.items():
+            row |= {f"{name}_estimate": e.estimate, f"{name}_low": e.low,
+                    f"{name}_high": e.high, f"{name}_p": e.p_value, f"{name}_mde": e.mde,
+                    f"{name}_interval": _SIDE[Greater(0.0).decide(e)]}  # fmt: skip
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def configuration_markdown(table: pd.DataFrame) -> str:
+    """:func:`configuration_table` in Markdown (two decimals; p to three)."""
+    lines = ["| r | configurations x seeds | mean margin excess MI [95%] (p; mde) |"
+             " margin minus parameter excess [95%] (p; mde) |", "|---|---|---|---|"]  # fmt: skip
+    for row in table.itertuples(index=False):
+        cells = []
+        for name in ("information", "difference"):
+            g = {k: getattr(row, f"{name}_{k}") for k in
+                 ("estimate", "low", "high", "p", "mde", "interval")}  # fmt: skip
+            cells.append(f"{g['estimate']:+.2f} [{g['low']:+.2f}, {g['high']:+.2f}]"
+                         f" ({g['p']:.3f}; {g['mde']:.2f}), {g['interval']}")  # fmt: skip
+        lines.append(f"| {row.noise} | {row.configurations} x {row.seeds} | " + " | ".join(cells)
+                     + " |")  # fmt: skip
+    return "\n".join(lines)
 
 
 def power_markdown(power: pd.DataFrame) -> str:

@@ -386,7 +386,10 @@ class MarginCorrelation(Report):
         bootstrap interval of each measure against the gap, per r and pooled),
         ``test-accuracy-measures`` (the same against test accuracy), ``claim`` (per r and
         pooled: do margins predict the gap better than parameter counts, from the
-        null-corrected figures), ``accuracy`` (mean train/test accuracy, gap and Q2 per
+        null-corrected figures; **model-level** null, which treats the models of one
+        configuration as independent: descriptive only), ``configuration-level`` (the
+        claims' statistics per dataset, qubits and r, configurations as the units:
+        :func:`claims.configuration_table`), ``accuracy`` (mean train/test accuracy, gap and Q2 per
         method, layers and noise) and ``scatter`` (figure; ``scatter-<dataset>`` for each
         dataset when there are several).
     """
@@ -404,6 +407,10 @@ class MarginCorrelation(Report):
         out: dict[str, object] = {"generalisation-measures": measures, "claim": claim}
         if TEST in df:
             out["test-accuracy-measures"] = measure_table(df, TEST, n_boot=0, prepared=True)[0]
+        from harness_margin_qml.claims import configuration_table
+
+        if {"dataset.n_qubits", "dataset.noise", "method.layers"} <= set(results.columns):
+            out["configuration-level"] = configuration_table(results)
         out["accuracy"] = _accuracy_table(df)
         datasets = sorted(df["dataset"].dropna().unique())
         if len(datasets) <= 1:
