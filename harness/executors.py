@@ -7,7 +7,7 @@ Every executor has one method, ``run(cells, on_result)``, and the same guarantee
   before it starts its next cell; the driver stays the only writer, and a result is
   handed over whole. ``on_result`` returning ``True`` stops the run (``--fail-fast``).
 - Cells sharing a data key (dataset, its params and seed) run back to back on one worker,
-  so ``Dataset.load`` runs once per data key per worker (:class:`_Router`).
+  so ``Dataset.load`` runs once per data key per worker (:class:`Router`).
 - A cell's timeout counts from the moment the cell starts executing; a cell past it is
   killed and recorded as ``timeout``; a worker that dies (segfault, ``os._exit``, the OOM
   killer) gets its cell recorded as ``failed`` with the exit code or signal, and a fresh
@@ -36,7 +36,15 @@ from harness.cell import CellResult, execute_cell
 from harness.registry import Registry
 from harness.suite import Cell
 
-__all__ = ["DaskExecutor", "InProcessExecutor", "LocalExecutor", "auto_jobs", "make_executor"]
+__all__ = [
+    "DaskExecutor",
+    "InProcessExecutor",
+    "LocalExecutor",
+    "Router",
+    "auto_jobs",
+    "make_executor",
+    "route",
+]
 
 OnResult = Callable[[Cell, CellResult], "bool | None"]
 
@@ -143,7 +151,7 @@ def _writer(on_result: OnResult) -> Any:
 # -- routing cells by their data -----------------------------------------------------------
 
 
-class _Router:
+class Router:
     """Hands out cells so that all cells of one data key run back to back on one worker.
 
     Groups keep the suite's order of first appearance and the order within a group. A
@@ -196,7 +204,7 @@ class _Router:
 
 def route(cells: Iterable[Cell]) -> list[Cell]:
     """The cells in the order one worker runs them: grouped by data key."""
-    router = _Router(cells)
+    router = Router(cells)
     out: list[Cell] = []
     last = None
     while (cell := router.take(last)) is not None:
@@ -391,7 +399,7 @@ class LocalExecutor:
         On ``KeyboardInterrupt`` the workers are killed, the results already received are
         written, and the exception propagates.
         """
-        router = _Router(cells)
+        router = Router(cells)
         slots: list[_Child] = []
         self._slots = slots  # read by running() (progress lines)
         writer = _Writer(on_result)
@@ -404,7 +412,7 @@ class LocalExecutor:
                 slot.kill()
             writer.close()
 
-    def _loop(self, router: _Router, slots: list[_Child], writer: _Writer) -> None:
+    def _loop(self, router: Router, slots: list[_Child], writer: _Writer) -> None:
         limit = 2 * self.n_jobs  # results waiting for the writer before we hold back
         while not writer.stopped:
             writer.check()
@@ -437,7 +445,7 @@ class LocalExecutor:
                 if slot.sent and not self._poll(slot, ready, router, writer):
                     slots[i] = self._spawn([s for s in slots if s is not slot])
 
-    def _poll(self, slot: _Child, ready: list[Any], router: _Router, writer: _Writer) -> bool:
+    def _poll(self, slot: _Child, ready: list[Any], router: Router, writer: _Writer) -> bool:
         """Read what ``slot`` sent; False when it had to be killed or died."""
         if slot.conn in ready:
             try:
@@ -689,7 +697,7 @@ class DaskExecutor:
         """Same contract as :meth:`LocalExecutor.run`."""
         dd = self._distributed
         threads = None if self.scheduler else max(1, (os.cpu_count() or 1) // self.n_jobs)
-        router = _Router(cells)
+        router = Router(cells)
         self._cells = {c.cell_hash: c for group in router.groups.values() for c in group}
         self._started, self._ended = {}, set()
         with self._client() as client, _writer(on_result) as writer:

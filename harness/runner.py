@@ -231,76 +231,24 @@ def run_suite(
     :raises KeyboardInterrupt: (:class:`Terminated` for SIGTERM) after marking the parent run
         KILLED; logged cells are kept.
     """
-    from harness.tracking import connection_lost, git_commit
+    from harness.tracking import git_commit
 
     notice = on_notice or (lambda line: None)
     executor = executor or LocalExecutor(registry, 1)
     cells = suite.cells
     commit = git_commit()
-    parents: dict[str, tuple[str, str]] = {}  # experiment name -> (experiment id, parent id)
-    todo: list[Cell] = []
-    reasons: Counter = Counter()
-    try:
-        for name, members in suite.experiments().items():
-            experiment = tracker.experiment_id(name, create=True)
-            for line in tracker.reap_dead_suites(experiment):
-                notice(line)
-            parent = tracker.start_suite(
-                experiment, suite, dict(settings or {}, force=force), commit
-            )
-            parents[name] = (experiment, parent)
-            # Another live run of this suite: refuse (StoreError) before reading what is
-            # done, so two runs started at once never run a cell twice.
-            tracker.claim_suite(experiment, parent, name)
-            done = set() if force else tracker.finished_hashes(experiment)
-            mine = [c for c in members if c.cell_hash not in done]
-            if mine and not force:
-                reasons += rerun_reasons(mine, tracker.latest_by_config(experiment))
-            todo += mine
-    except StoreError:
-        for _, parent in parents.values():  # the runs opened before the refusal
-            with contextlib.suppress(Exception):
-                tracker.delete_run(parent)
-        raise
-    except KeyboardInterrupt:  # Ctrl-C or SIGTERM before any cell ran
-        _mark_killed(tracker, parents, [])
-        raise
+    parents, todo, reasons = _open_parents(suite, tracker, settings or {}, commit, force, notice)
     heartbeats: list = []
     try:
-        if force:
-            reasons = Counter({"--force": len(todo)})
-        order = {c.cell_hash: i for i, c in enumerate(cells)}
-        todo.sort(key=lambda c: order[c.cell_hash])  # suite order across experiments
         first = next(iter(parents.values()))
         outcome = SuiteOutcome(*first, rerun_reasons=dict(reasons), experiments=parents)
         if on_start:
             on_start(len(cells), len(todo))
-        # "12 cell(s): code of plugin X changed; 4 cell(s): never run with these settings",
-        # whenever something was done before (a first run of a suite needs no reason).
+        # Why cells run, whenever something was done before (a first run needs no reason).
         if any(r != "new" for r in reasons) or (todo and len(todo) < len(cells)):
-            notice(
-                "Cells to run: "
-                + "; ".join(f"{n} cell(s): {SHOWN_REASONS.get(r, r)}" for r, n in reasons.items())
-            )
+            notice(_reasons_line(reasons))
         where = {c.cell_hash: parents[c.experiment or suite.name] for c in cells}
-
-        def handle(cell: Cell, result: CellResult) -> bool:
-            experiment, parent = where[cell.cell_hash]
-            with signals_deferred():  # a cell is logged whole or not at all
-                try:
-                    tracker.log_cell(experiment, parent, cell, result, registry.plugins, commit)
-                except Exception as err:  # the store refused the results: a failed cell
-                    if connection_lost(err):  # not this cell's fault: stop the run, say why
-                        raise
-                    result = _refused(cell, result, err)
-                    tracker.log_cell(experiment, parent, cell, result, registry.plugins, commit)
-            outcome.ran += 1
-            if result.status in ("failed", "timeout"):
-                outcome.problems.append((cell, result))
-            if on_cell:
-                on_cell(cell, result)
-            return fail_fast and bool(outcome.problems)
-
+        handle = _cell_logger(tracker, registry, commit, where, outcome, fail_fast, on_cell)
         heartbeats = [tracker.heartbeat(parent) for _, parent in parents.values()]
         executor.run(todo, handle)
     except KeyboardInterrupt:
@@ -312,3 +260,91 @@ def run_suite(
     for pair in parents.values():
         tracker.end_suite(pair[1], "FAILED" if pair in failed else "FINISHED")
     return outcome
+
+
+def _open_parents(
+    suite: Any,
+    tracker: Any,
+    settings: dict[str, Any],
+    commit: str,
+    force: bool,
+    notice: Callable[[str], None],
+) -> tuple[dict[str, tuple[str, str]], list[Cell], Counter]:
+    """Open a parent run in each experiment of the suite, refuse a second live run of it
+    and read what is done: ``(parents, cells to run in suite order, why they run)``, where
+    ``parents`` maps each experiment name to ``(experiment id, parent run id)``.
+
+    A refusal (:class:`StoreError`) deletes the parent runs opened; Ctrl-C or SIGTERM marks
+    them KILLED.
+    """
+    parents: dict[str, tuple[str, str]] = {}
+    todo: list[Cell] = []
+    reasons: Counter = Counter()
+    try:
+        for name, members in suite.experiments().items():
+            experiment = tracker.experiment_id(name, create=True)
+            for line in tracker.reap_dead_suites(experiment):
+                notice(line)
+            parent = tracker.start_suite(experiment, suite, dict(settings, force=force), commit)
+            parents[name] = (experiment, parent)
+            # Another live run of this suite: refuse (StoreError) before reading what is
+            # done, so two runs started at once never run a cell twice.
+            tracker.claim_suite(experiment, parent, name)
+            done = set() if force else tracker.finished_hashes(experiment)
+            mine = [c for c in members if c.cell_hash not in done]
+            if mine and not force:
+                reasons += rerun_reasons(mine, tracker.latest_by_config(experiment))
+            todo += mine
+        if force:
+            reasons = Counter({"--force": len(todo)})
+        order = {c.cell_hash: i for i, c in enumerate(suite.cells)}
+        todo.sort(key=lambda c: order[c.cell_hash])  # suite order across experiments
+    except StoreError:
+        for _, parent in parents.values():  # the runs opened before the refusal
+            with contextlib.suppress(Exception):
+                tracker.delete_run(parent)
+        raise
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM before any cell ran
+        _mark_killed(tracker, parents, [])
+        raise
+    return parents, todo, reasons
+
+
+def _reasons_line(reasons: Mapping[str, int]) -> str:
+    """``Cells to run: 12 cell(s): code of plugin X changed; 4 cell(s): never run with these
+    settings``."""
+    shown = (f"{n} cell(s): {SHOWN_REASONS.get(r, r)}" for r, n in reasons.items())
+    return "Cells to run: " + "; ".join(shown)
+
+
+def _cell_logger(
+    tracker: Any,
+    registry: Registry,
+    commit: str,
+    where: Mapping[str, tuple[str, str]],
+    outcome: SuiteOutcome,
+    fail_fast: bool,
+    on_cell: Callable[[Cell, CellResult], None] | None,
+) -> Callable[[Cell, CellResult], bool]:
+    """The executors' ``on_result``: log a cell's result whole (as a failed cell when the
+    store refuses it), count it in ``outcome``, and say whether to stop (``--fail-fast``)."""
+    from harness.tracking import connection_lost
+
+    def handle(cell: Cell, result: CellResult) -> bool:
+        experiment, parent = where[cell.cell_hash]
+        with signals_deferred():  # a cell is logged whole or not at all
+            try:
+                tracker.log_cell(experiment, parent, cell, result, registry.plugins, commit)
+            except Exception as err:  # the store refused the results: a failed cell
+                if connection_lost(err):  # not this cell's fault: stop the run, say why
+                    raise
+                result = _refused(cell, result, err)
+                tracker.log_cell(experiment, parent, cell, result, registry.plugins, commit)
+        outcome.ran += 1
+        if result.status in ("failed", "timeout"):
+            outcome.problems.append((cell, result))
+        if on_cell:
+            on_cell(cell, result)
+        return fail_fast and bool(outcome.problems)
+
+    return handle

@@ -23,7 +23,7 @@ from harness.executors import (
     DaskExecutor,
     InProcessExecutor,
     LocalExecutor,
-    _Router,
+    Router,
     auto_jobs,
     route,
 )
@@ -215,7 +215,7 @@ def test_router_groups_by_data_key_and_keeps_workers_busy(faults, write_suite):
     methods = "[{name: sleep, grid: {seconds: [0.0, 0.001, 0.002]}}]"
     cells = _cells(faults, write_suite, methods, seeds=range(2))
     assert [c.seed for c in route(cells)] == [0, 0, 0, 1, 1, 1]
-    router = _Router(cells)
+    router = Router(cells)
     first, second = router.take(None), router.take(None)
     assert first.seed == 0 and second.seed == 1  # two workers start two groups
     assert router.take(first.data_key).seed == 0
