@@ -233,6 +233,7 @@ class BeatsContextLogisticRegression(Claim):
     )  # fmt: skip
     hypothesis = Greater(0.0)
     unit = "seed"
+    subject = GD
     control_description = "the model trained on shuffled context labels in place of the trained one"
 
     def statistic(self, results: pd.DataFrame) -> Estimate:
@@ -272,6 +273,7 @@ class OneLayerMoreRobustToMeanShift(Claim):
     )  # fmt: skip
     hypothesis = Greater(0.0)
     unit = "seed"
+    subject = GD
     control_description = "the unshifted test prompts (mean_scale 1) in place of the shifted ones"
 
     def statistic(self, results: pd.DataFrame) -> Estimate:
