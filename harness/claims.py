@@ -459,7 +459,8 @@ def table_rows(verdicts: Sequence[Verdict]) -> list[list[str]]:
     rows = []
     for v in verdicts:
         e = v.estimate
-        p = "-" if e is None else f"{_g(e.p_value)} ({_g(v.p_adjusted or float('nan'))})"
+        adjusted = float("nan") if v.p_adjusted is None else v.p_adjusted
+        p = "-" if e is None else f"{_g(e.p_value)} ({_g(adjusted)})"
         control = "-" if not v.control else str(v.control["status"])
         rows.append([v.task, v.claim, str(v.status), v.interval, str(e.n) if e else "-", p,
                      control])  # fmt: skip
