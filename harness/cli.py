@@ -64,7 +64,11 @@ def main() -> None:
 
         terminated = isinstance(err, Terminated) or isinstance(err.__context__, Terminated)
         what = "Terminated (SIGTERM)" if terminated else "Interrupted"
-        err_console.print(f"[yellow]{what}: finished cells are kept in the store.[/]")
+        note = getattr(err, "harness_note", None) or getattr(err.__context__, "harness_note", "")
+        err_console.print(
+            f"[yellow]{what}: finished cells are kept in the store{escape(note)}.[/]",
+            soft_wrap=True,
+        )
         sys.exit(ExitCode.TERMINATED if terminated else ExitCode.INTERRUPTED)
     except click.ClickException as err:
         err.show()
@@ -232,6 +236,51 @@ def _check_writable_folder(folder: Path, option: str) -> None:
     blocked = unwritable_folder(folder)
     if blocked is not None:
         raise SuiteError(f"{option} {folder}: cannot write in {blocked}; pass another folder.")
+
+
+def _check_report_folder(folder: Path, suite: str) -> None:
+    """``--report-dir`` and its ``<suite>`` entry can take the report: checked before the
+    first cell (not found after every cell ran). Raises :class:`SuiteError` (exit 2)."""
+    from harness.suite import safe_name
+
+    out = folder / safe_name(suite)
+    for path in (*reversed(out.parents), out):
+        if path.is_symlink() and not path.exists():
+            raise SuiteError(
+                f"--report-dir {folder}: {path} is a link to {os.readlink(path)}, which does not"
+                " exist; create it, remove the link or pass another folder."
+            )
+    _check_writable_folder(folder, "--report-dir")
+    if out.exists() and not out.is_dir():
+        raise SuiteError(
+            f"--report-dir {folder}: {out} (the suite's report folder) is a file, not a folder;"
+            " move it or pass another --report-dir."
+        )
+    if out.is_dir():
+        _check_writable_folder(out, "--report-dir")
+
+
+def _check_scheduler(address: str) -> None:
+    """``--scheduler``: a dask address ``[SCHEME://]HOST:PORT`` as dask reads it, checked
+    before anything is written. Raises :class:`SuiteError` (exit 2)."""
+    from distributed.comm.addressing import parse_address, parse_host_port
+    from distributed.comm.registry import get_backend
+
+    from harness.secrets import shown
+
+    try:
+        scheme, location = parse_address(address)
+        get_backend(scheme)
+        if scheme in ("tcp", "tls", "ws", "wss"):
+            _, port = parse_host_port(location)
+            if not 0 < int(port) < 65536:
+                raise ValueError(f"port {port} is not in 1-65535")
+    except (ValueError, TypeError) as err:
+        reason = str(err) if len(str(err)) <= 200 else f"{str(err)[:150]}..."
+        raise SuiteError(
+            f"--scheduler {shown(address, 200)}: not a dask scheduler address ({reason});"
+            " give one like tcp://HOST:8786."
+        ) from None
 
 
 def _existing_store(tracking_uri: str | None) -> Any:
@@ -407,9 +456,11 @@ def run(
         jobs = 0
     if scheduler:
         executor = "dask"
-    tracker = Tracker(tracking_uri).open()  # an unusable store exits 2 before anything starts
-    _check_writable_folder(Path(report_dir), "--report-dir")  # not after hours of cells
     runner = _executor(executor, registry, jobs, scheduler, pdb)
+    if scheduler:
+        _check_scheduler(scheduler)  # before the store is written
+    _check_report_folder(Path(report_dir), spec.name)  # not after hours of cells
+    tracker = Tracker(tracking_uri).open()  # an unusable store exits 2 before anything starts
     columns = (
         TextColumn("{task.description}"),
         BarColumn(),
@@ -423,8 +474,10 @@ def run(
     with Progress(*columns, console=console, disable=pdb) as progress:
         bar = progress.add_task("cells", total=None, problems=_problems(Counter()))
         ended: Counter = Counter()
+        before: list[int] = []  # cells finished before this run, once known
 
         def on_start(total: int, todo: int) -> None:
+            before.append(total - todo)
             console.print(
                 f"[bold]{escape(spec.name)}[/]: {total} cells, {total - todo} already"
                 f" finished, {todo} to run "
@@ -460,6 +513,10 @@ def run(
                 on_cell=on_cell,
                 on_notice=lambda line: console.print(escape(line)),
             )
+        except KeyboardInterrupt as err:  # Ctrl-C, SIGTERM: main() says what is kept
+            kept = f"{sum(before) + sum(ended.values()):,} of {len(spec.cells):,} cells; "
+            err.harness_note = f" ({kept if before else ''}{_resume_command()})"
+            raise
         finally:
             ticker.stop()
     elapsed = time.perf_counter() - tic
@@ -468,6 +525,15 @@ def run(
         sys.exit(EXIT_CELLS_FAILED)
     if strict_claims and _claims_fail(verdicts):
         sys.exit(EXIT_CLAIMS_FAILED)
+
+
+def _resume_command() -> str:
+    """``resume with: harness run ...``: this command as typed, less ``--force`` (which
+    would run the kept cells again)."""
+    import shlex
+
+    args = [a for a in sys.argv[1:] if a != "--force"]
+    return f"resume with: {shlex.join(['harness', *args])}"
 
 
 def _claim_cells(registry: Any, spec: Any, names: tuple[str, ...]) -> Any:
@@ -791,10 +857,11 @@ def results(suite: str, fmt: str, out: str | None, tracking_uri: str | None, **s
 @click.argument("suite", type=click.Path(dir_okay=False))
 @click.option(
     "--results",
-    "results_file",
-    default=None,
+    "results_files",
+    multiple=True,
     type=click.Path(dir_okay=False),
-    help="Evaluate from this 'harness results' export (parquet, csv, json), not the store.",
+    help="Evaluate from this 'harness results' export (parquet, csv, json), not the store;"
+    " repeat it for the exports of included suites.",
 )
 @click.option(
     "--format",
@@ -809,7 +876,7 @@ def results(suite: str, fmt: str, out: str | None, tracking_uri: str | None, **s
 @_suite_options
 def claims(
     suite: str,
-    results_file: str | None,
+    results_files: tuple[str, ...],
     fmt: str,
     claim_names: tuple[str, ...],
     strict_claims: bool,
@@ -822,13 +889,17 @@ def claims(
 
     Example: harness claims suites/all.yaml --format markdown
     """
+    import pandas as pd
+
     from harness.claims import check_results, read_results
 
     registry, spec = _suite(suite, _overrides(shape))
-    if results_file is not None:
-        results = read_results(results_file)
-        check_results(results, registry, spec.cells, f"--results {results_file}")
-        verdicts = _verdicts(registry, spec, results, claim_names)
+    if results_files:
+        frames = []
+        for file in results_files:
+            frames.append(read_results(file))
+            check_results(frames[-1], registry, spec.cells, f"--results {file}")
+        verdicts = _verdicts(registry, spec, pd.concat(frames, ignore_index=True), claim_names)
     else:
         rows = _existing_store(tracking_uri).suite_results(spec)
         verdicts = _verdicts(registry, spec, rows, claim_names)

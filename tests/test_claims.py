@@ -91,6 +91,12 @@ def test_claims_from_the_store_and_from_an_export_agree(ran):
     assert from_file.returncode == 0, from_file.stderr
     assert from_file.stdout == from_store.stdout
     assert from_file.stdout.startswith("| paper | claim | verdict |")
+    rows = pd.read_parquet(export)  # the exports of two included suites, say
+    rows[rows["seed"] < 3].to_parquet(folder / "a.parquet")
+    rows[rows["seed"] >= 3].to_parquet(folder / "b.parquet")
+    split = harness(env, "claims", path, "--results", str(folder / "a.parquet"),
+                    "--results", str(folder / "b.parquet"), "--format", "markdown")  # fmt: skip
+    assert split.stdout == from_file.stdout
 
 
 def test_strict_claims_exits_3_and_without_it_verdicts_do_not_change_the_exit(ran):
