@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 JOBS   ?= 2
 
-.PHONY: install run smoke test lint format benchmark bench ui clean
+.PHONY: install run smoke claims test lint format benchmark bench ui clean
 
 $(STAMP): requirements.txt pyproject.toml $(wildcard plugins/*/pyproject.toml)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -22,6 +22,12 @@ run: install  ## every paper plugin on its real and synthetic data, tracked in m
 
 smoke: install  ## each plugin's smallest meaningful configuration (well under 2 minutes)
 	$(BIN)/harness run suites/smoke.yaml -j $(JOBS)
+
+# Each paper plugin's committed evidence: the exports of the runs behind its claims
+EVIDENCE := $(foreach p,$(notdir $(wildcard plugins/*)),plugins/$(p)/results/$(p).parquet)
+
+claims: install  ## the verdict of every claim of suites/all.yaml from the committed evidence (no run)
+	$(BIN)/harness claims suites/all.yaml $(foreach f,$(EVIDENCE),--results $(f)) --format markdown
 
 test: install lint  ## the whole test suite (core and plugins); pytest's "no tests" is not a failure
 	$(BIN)/pytest -q || [ $$? -eq 5 ]
