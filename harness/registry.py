@@ -34,6 +34,7 @@ from harness.components import (
     params_fields,
 )
 from harness.errors import PluginError, SuiteError
+from harness.secrets import shown
 
 GROUP = "harness"
 DISABLE_ENV = "HARNESS_DISABLE_PLUGINS"
@@ -142,7 +143,8 @@ class Registry:
             if self.broken:
                 hint += f" (left out as broken: {', '.join(sorted(self.broken))})"
             raise SuiteError(
-                f"Unknown task '{task}'{_at(where)}. Known: {', '.join(self.tasks()) or '(none)'}."
+                f"Unknown task {shown(task)}{_at(where)}. Known:"
+                f" {', '.join(self.tasks()) or '(none)'}."
                 f" Is its plugin installed{hint}? See 'harness list'."
             )
         try:
@@ -157,7 +159,7 @@ class Registry:
                     " functions decorated with @hookimpl?)"
                 )
             raise SuiteError(
-                f"Unknown {kind} '{name}' for task '{task}'{_at(where)}. Known: {known}."
+                f"Unknown {kind} {shown(name)} for task '{task}'{_at(where)}. Known: {known}."
                 f" See 'harness list'.{left_out}"
             ) from None
 

@@ -34,6 +34,7 @@ import yaml
 from harness.components import _adapter, params_as_dict, params_fields, validate_params
 from harness.errors import ParamsError, SuiteError
 from harness.registry import Registry
+from harness.secrets import shown
 
 __all__ = [
     "MAX_CELLS",
@@ -322,12 +323,9 @@ def _jsonable(params: Any) -> dict[str, Any]:
 
 
 def _short(value: Any, limit: int = 60) -> str:
-    """``repr(value)`` cut to ``limit`` characters (errors never print a 20,000-character name)."""
-    text = repr(value)
-    if len(text) <= limit:
-        return text
-    size = f" ({len(value):,} characters)" if isinstance(value, str) else ""
-    return text[: limit - 3] + "..." + size
+    """``value`` quoted, escaped and cut to ``limit`` characters with its length stated
+    (errors never print a 600,000-character name); see :func:`harness.secrets.shown`."""
+    return shown(value, limit)
 
 
 def check_name(name: str) -> str | None:
@@ -452,31 +450,40 @@ def _read_text(path: Path, where: str) -> str:
     """The UTF-8 text of suite file ``path``; ``where`` (the including file and
     ``include[i]``) prefixes the errors about the file itself. Never echoes the content."""
     at = f"{where}: " if where else ""
-    shown = _short(str(path), 200)
+    named = _short(str(path), 200)
     if path.suffix.lower() not in _SUFFIXES:
         raise SuiteError(
-            f"{at}{shown} is not a suite file: a suite file's name ends in .yaml or .yml."
+            f"{at}{named} is not a suite file: a suite file's name ends in .yaml or .yml."
+        )
+    try:  # a link is judged by the file it leads to (a.yaml -> /etc/passwd is no suite)
+        target = path.resolve()
+    except (OSError, ValueError, RuntimeError):  # a loop of links, a NUL: stat() says which
+        target = path
+    if target.suffix.lower() not in _SUFFIXES:
+        raise SuiteError(
+            f"{at}{named} is not a suite file: it links to a file whose name does not end in"
+            " .yaml or .yml."
         )
     try:
         info = path.stat()
     except FileNotFoundError:
-        raise SuiteError(f"{at}suite file {shown} does not exist.") from None
+        raise SuiteError(f"{at}suite file {named} does not exist.") from None
     except (OSError, ValueError) as err:  # ValueError: a NUL in the path
         reason = getattr(err, "strerror", None) or str(err)
-        raise SuiteError(f"{at}cannot read suite file {shown}: {reason}.") from None
+        raise SuiteError(f"{at}cannot read suite file {named}: {reason}.") from None
     if stat.S_ISDIR(info.st_mode):
-        raise SuiteError(f"{at}{shown} is a directory, not a suite file.")
+        raise SuiteError(f"{at}{named} is a directory, not a suite file.")
     if not stat.S_ISREG(info.st_mode):
-        raise SuiteError(f"{at}{shown} is not a regular file (a device or a pipe?).")
+        raise SuiteError(f"{at}{named} is not a regular file (a device or a pipe?).")
     if info.st_size > MAX_FILE_BYTES:
         raise SuiteError(
-            f"{at}{shown} has {info.st_size:,} bytes; a suite file has at most"
+            f"{at}{named} has {info.st_size:,} bytes; a suite file has at most"
             f" {MAX_FILE_BYTES:,}. {_DOCS}"
         )
     try:
         data = path.read_bytes()
     except OSError as err:
-        raise SuiteError(f"{at}cannot read suite file {shown}: {err.strerror}.") from None
+        raise SuiteError(f"{at}cannot read suite file {named}: {err.strerror}.") from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:
@@ -623,6 +630,12 @@ def _read(path: Path, where: str) -> _SuiteFile:
             f"{path}: not a suite: a suite file holds a mapping with 'name' and 'runs', this"
             f" one holds {holds}. {_DOCS}"
         )
+    if not set(raw) & set(_SuiteFile.model_fields):  # its lines are not ours to print
+        raise SuiteError(
+            f"{path}: not a suite: a suite file holds a mapping with 'name' and 'runs', this"
+            f" one has {len(raw):,} keys and none of {', '.join(_SuiteFile.model_fields)}."
+            f" {_DOCS}"
+        )
     runs = raw.get("runs")
     for run in runs if isinstance(runs, list) else []:  # a bare name is short for {name: ...}
         for key in ("datasets", "methods", "metrics"):
@@ -764,6 +777,16 @@ _SET_KEYS = (
 _SELECTOR = re.compile(r"\s*([a-z0-9]+(?:-[a-z0-9]+)*)\s*(?:\[(.*)\])?\s*", re.DOTALL)
 
 
+def _option(flag: str, text: str, limit: int = 200) -> str:
+    """``--flag TEXT`` as messages name it: non-ASCII and invisible characters escaped, a
+    text longer than ``limit`` cut with its length stated."""
+    if not (text.isascii() and text.isprintable()):
+        text = ascii(text)[1:-1]
+    if len(text) > limit:
+        text = f"{text[: limit - 50]}... ({len(text):,} characters)"
+    return f"{flag} {text}"
+
+
 def _option_value(option: str, text: str, problems: list[str]) -> tuple[bool, Any]:
     """(ok, value) of a command-line value read as YAML (``500``, ``[1, 2]``, ``ridge``)."""
     try:
@@ -835,7 +858,7 @@ def _set_run(run: _FlatRun, key: str, value: Any, option: str, problems: list[st
 
 
 def _apply_set(text: str, runs: list[_FlatRun], registry: Registry, problems: list[str]) -> None:
-    option = f"--set {text}"
+    option = _option("--set", text)
     key, sep, value_text = text.partition("=")
     key = key.strip()
     if not sep:
@@ -890,7 +913,7 @@ def _apply_set(text: str, runs: list[_FlatRun], registry: Registry, problems: li
 
 def _add_methods(runs: list[_FlatRun], texts: Sequence[str], registry, problems) -> None:
     for text in texts:
-        option = f"--add-method {text}"
+        option = _option("--add-method", text)
         selected = _selector(option, text, problems)
         if selected is None:
             continue
@@ -902,7 +925,8 @@ def _add_methods(runs: list[_FlatRun], texts: Sequence[str], registry, problems)
             owners = [t for t in registry.tasks() if (t, name) in registry.entries["method"]]
             hint = f" '{name}' is a method of task {', '.join(owners)}." if owners else ""
             problems.append(
-                f"{option}: no method '{name}' for the suite's tasks ({', '.join(tasks)}).{hint}"
+                f"{option}: no method {shown(name)} for the suite's tasks ({', '.join(tasks)})."
+                f"{hint}"
                 f" Known: {', '.join(known) or '(none)'}. See 'harness list'."
             )
             continue
@@ -918,7 +942,7 @@ def _select(runs: list[_FlatRun], kind: str, texts: Sequence[str], problems: lis
     attr = f"{kind}s"
     selectors = []
     for text in texts:
-        option = f"--{kind} {text}"
+        option = _option(f"--{kind}", text)
         selected = _selector(option, text, problems)
         if selected is not None:
             selectors.append((option, *selected))
@@ -926,7 +950,7 @@ def _select(runs: list[_FlatRun], kind: str, texts: Sequence[str], problems: lis
     for option, name, _ in selectors:
         if name not in present:
             problems.append(
-                f"{option}: no {kind} '{name}' in the suite. Known: {', '.join(present)}."
+                f"{option}: no {kind} {shown(name)} in the suite. Known: {', '.join(present)}."
             )
     for run in runs:
         kept = []
@@ -944,9 +968,10 @@ def _select(runs: list[_FlatRun], kind: str, texts: Sequence[str], problems: lis
 def _apply(runs: list[_FlatRun], ov: Overrides, registry: Registry, problems: list[str]):
     """Apply the overrides, added methods and selections to ``runs`` (in place)."""
     if ov.seeds is not None and ov.repetitions is not None:
-        problems.append(f"--seeds {ov.seeds} --repetitions {ov.repetitions}: give one, not both.")
+        both = f"{_option('--seeds', ov.seeds)} --repetitions {ov.repetitions}"
+        problems.append(f"{both}: give one, not both.")
     elif ov.seeds is not None:
-        option = f"--seeds {ov.seeds}"
+        option = _option("--seeds", ov.seeds)
         try:
             values = [int(part) for part in ov.seeds.split(",")]
         except ValueError:
@@ -960,7 +985,7 @@ def _apply(runs: list[_FlatRun], ov: Overrides, registry: Registry, problems: li
                 run, "repetitions", ov.repetitions, f"--repetitions {ov.repetitions}", problems
             )
     if ov.timeout is not None:
-        option = f"--timeout {ov.timeout}"
+        option = _option("--timeout", ov.timeout)
         for run in runs:
             if ov.timeout.strip().lower() == "none":
                 run.timeout = None
@@ -974,8 +999,8 @@ def _apply(runs: list[_FlatRun], ov: Overrides, registry: Registry, problems: li
     if selected:
         runs[:] = [run for run in runs if run.datasets and run.methods]
         if not runs and not problems:
-            options = [f"--dataset {d}" for d in ov.datasets] + [
-                f"--method {m}" for m in ov.methods
+            options = [_option("--dataset", d) for d in ov.datasets] + [
+                _option("--method", m) for m in ov.methods
             ]
             problems.append(
                 f"{' '.join(options)}: no run of the suite has both a selected dataset and a"
@@ -1035,7 +1060,7 @@ def load_suite(path: str | Path, registry: Registry, overrides: Overrides | None
         _expand(run, registry, tasks, problems, cells, expanded_runs, (hits, seen))
     for text in overrides.datasets + overrides.methods:
         kind = "dataset" if text in overrides.datasets else "method"
-        option = f"--{kind} {text}"
+        option = _option(f"--{kind}", text)
         if "[" in text and option not in hits and not any(p.startswith(option) for p in problems):
             tried = "; ".join(dict.fromkeys(seen.get(option, [])).keys()) or "none"
             problems.append(
@@ -1108,7 +1133,8 @@ def _expand(run, registry, tasks, problems, cells, expanded_runs, selection) -> 
 
 def _params_problems(item: _Item, err: ParamsError, places: dict[str, str]) -> list[str]:
     out = []
-    for place, message in err.problems:
+    for place, whole in err.problems:
+        message = whole if len(whole) <= 300 else f"{whole[:250]}... ({len(whole):,} characters)"
         if not place:  # a check in Params itself: the entry, and the options that changed it
             after = sorted(set(item.origins.values()))
             tail = f" (after {', '.join(after)})" if after else ""
