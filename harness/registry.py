@@ -7,13 +7,16 @@ and indexes the components by ``(kind, task, name)``.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import os
 import re
+import signal
 import sys
+import threading
 import types
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -268,6 +271,10 @@ def _code_roots(source: Path, companions: Iterable[str]) -> list[Path]:
     return sorted(roots, key=lambda root: (root.name, str(root)))
 
 
+def _cut(text: str, limit: int = 300) -> str:
+    return text if len(text) <= limit else f"{text[: limit - 50]}... ({len(text):,} characters)"
+
+
 def _at(where: str) -> str:
     return f" ({where})" if where else ""
 
@@ -286,8 +293,10 @@ def build_registry(
 ) -> Registry:
     """Load plugins, call their hooks and index the components they return.
 
-    A plugin that fails (it fails to import or exits on import, implements an unknown hook
-    or a hook with a wrong signature, a hook raises or returns something that is not an
+    A plugin that fails (it fails to import, exits on import with ``sys.exit`` or
+    ``os._exit`` or raises ``KeyboardInterrupt`` there (a real Ctrl-C still stops; see
+    :func:`_import_guard`), implements an unknown hook or a hook with a wrong signature, a
+    hook raises (a generator hook: while it is iterated) or returns something that is not an
     iterable of well-formed component classes, or a ``(task, name)`` clashes with another
     plugin's) is left out whole, and the fault, naming the plugin, the hook and the way
     out (``HARNESS_DISABLE_PLUGINS=<name>``), is kept in ``Registry.broken``: the other
@@ -353,26 +362,26 @@ def build_registry(
         for impl in getattr(pm.hook, hook_name).get_hookimpls():
             try:
                 returned_value = impl.function()
+                if isinstance(returned_value, (type, str)) or not hasattr(
+                    returned_value or (), "__iter__"
+                ):
+                    fault(
+                        impl.plugin_name,
+                        f"Plugin '{impl.plugin_name}': its hook {hook_name}() returned"
+                        f" {shown(returned_value, 200)}; it must return a list of classes, e.g."
+                        f" [{getattr(returned_value, '__name__', 'MyComponent')}].",
+                    )
+                    continue
+                classes = list(returned_value or ())  # a generator runs (and raises) here
             except (KeyboardInterrupt, SystemExit):
                 raise
             except BaseException as err:  # a raising hook
                 fault(
                     impl.plugin_name,
                     f"Plugin '{impl.plugin_name}': its hook {hook_name}() failed:"
-                    f" {type(err).__name__}: {err}.",
+                    f" {type(err).__name__}: {_cut(str(err))}.",
                 )
                 continue
-            if isinstance(returned_value, (type, str)) or not hasattr(
-                returned_value or (), "__iter__"
-            ):
-                fault(
-                    impl.plugin_name,
-                    f"Plugin '{impl.plugin_name}': its hook {hook_name}() returned"
-                    f" {returned_value!r}; it must return a list of classes, e.g."
-                    f" [{getattr(returned_value, '__name__', 'MyComponent')}].",
-                )
-                continue
-            classes = list(returned_value or ())
             returned[impl.plugin_name] += [(kind, cls) for cls in classes]
     for name, components in returned.items():
         if name in broken:
@@ -391,6 +400,44 @@ def build_registry(
     return registry
 
 
+class _ExitAtImport(BaseException):
+    """A plugin called ``os._exit(code)`` while it was imported (see :func:`_import_guard`)."""
+
+
+@contextlib.contextmanager
+def _import_guard() -> Iterator[list[bool]]:
+    """While a plugin is imported: ``os._exit()`` called from this thread raises
+    :class:`_ExitAtImport` instead of ending harness silently, and a Ctrl-C is told from a
+    ``KeyboardInterrupt`` the plugin raises itself (the yielded list holds ``True`` after a
+    real SIGINT). A plugin that calls ``posix._exit`` directly, or exits from another thread
+    or a child process, still ends that process: nothing in-process can stop it."""
+    interrupted = [False]
+    real_exit, pid, thread = os._exit, os.getpid(), threading.get_ident()
+
+    def refuse_exit(code: int = 0) -> None:
+        if os.getpid() != pid or threading.get_ident() != thread:  # a child's or a thread's
+            real_exit(code)
+        raise _ExitAtImport(code)
+
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.getsignal(signal.SIGINT)
+        if callable(previous):
+
+            def on_sigint(signum: int, frame: Any) -> None:
+                interrupted[0] = True
+                previous(signum, frame)
+
+            signal.signal(signal.SIGINT, on_sigint)
+    os._exit = refuse_exit
+    try:
+        yield interrupted
+    finally:
+        os._exit = real_exit
+        if callable(previous):
+            signal.signal(signal.SIGINT, previous)
+
+
 def _load_entry_points(
     blocked: set[str], fault: Any, companions: dict[str, list[str]]
 ) -> list[tuple[str, object, str]]:
@@ -402,13 +449,29 @@ def _load_entry_points(
             continue
         dist = getattr(ep, "dist", None)
         try:
-            module = ep.load()
+            with _import_guard() as interrupted:
+                module = ep.load()
         except KeyboardInterrupt:
-            raise
+            if interrupted[0]:  # Ctrl-C: stop
+                raise
+            fault(
+                ep.name,
+                f"Plugin '{ep.name}' ({ep.value}) raised KeyboardInterrupt while imported"
+                " (no Ctrl-C was pressed).",
+            )
+            continue
+        except _ExitAtImport as err:
+            fault(
+                ep.name,
+                f"Plugin '{ep.name}' ({ep.value}) called os._exit({err.args[0]}) while imported,"
+                " which would end every harness command.",
+            )
+            continue
         except BaseException as err:  # an import error, or sys.exit() at import time
             fault(
                 ep.name,
-                f"Plugin '{ep.name}' ({ep.value}) failed to import: {type(err).__name__}: {err}.",
+                f"Plugin '{ep.name}' ({ep.value}) failed to import:"
+                f" {type(err).__name__}: {_cut(str(err))}.",
             )
             continue
         loaded.append((ep.name, module, dist.version if dist is not None else "0"))

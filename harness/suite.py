@@ -42,6 +42,7 @@ __all__ = [
     "MAX_INCLUDE_DEPTH",
     "MAX_SEED",
     "MAX_SUITE_FILES",
+    "MAX_TIMEOUT_S",
     "MAX_YAML_DEPTH",
     "MAX_YAML_NODES",
     "NAME_MAX",
@@ -65,6 +66,9 @@ MAX_YAML_DEPTH = 32
 MAX_YAML_NODES = 250_000
 #: Seeds are integers in [0, MAX_SEED] (numpy's legacy seeding takes 32-bit integers).
 MAX_SEED = 2**32 - 1
+#: Longest timeout of a cell (a year): a longer one overflows the timers and timestamps a
+#: cell's limit is kept in (``setitimer`` refused 1e17 hours after the run had started).
+MAX_TIMEOUT_S = 365 * 24 * 3600.0
 #: Most suite files one suite may read (itself and its includes, a file included twice counted
 #: twice) and the deepest chain of includes.
 MAX_SUITE_FILES = 256
@@ -389,6 +393,11 @@ def parse_duration(value: str | float | None) -> float | None:
         raise ValueError(
             f"a timeout is a positive, finite duration like '30s' or '10m', got {_short(value)}"
             " (leave 'timeout' out for no limit)"
+        )
+    if seconds > MAX_TIMEOUT_S:
+        raise ValueError(
+            f"a timeout is at most {MAX_TIMEOUT_S / 86400:.0f} days ({MAX_TIMEOUT_S:,.0f} s),"
+            f" got {_short(value)} (leave 'timeout' out for no limit)"
         )
     return seconds
 

@@ -8,13 +8,21 @@ docstrings say what it showed then."""
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import string
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
+import toy_plugin
+from fake_plugins import install_fake_plugin
+
+from harness import hookimpl
+from harness.errors import PluginError
+from harness.registry import build_registry
 
 HARNESS = str(Path(sys.executable).with_name("harness"))
 RUN = "  - {task: toy, datasets: [noise], methods: [mean]}\n"
@@ -184,3 +192,163 @@ def test_invisible_and_look_alike_characters_are_shown_escaped(name, shown, harn
     suite.with_name("t.yaml").write_text(SUITE)
     code, _, err = harness_main("validate", str(suite.with_name("t.yaml")), "--method", name)
     assert code == 2 and name not in err and shown.strip("'") in err, err
+
+
+# -- item 7: every late failure checked up front -------------------------------------------
+
+
+def _run_args(suite: Path, store: str, reports: Path | str) -> list[str]:
+    return ["run", str(suite), "--tracking-uri", store, "--report-dir", str(reports), "-j", "0"]
+
+
+def test_a_report_dir_that_is_a_dangling_link_is_refused_before_the_first_cell(
+    harness_main, tmp_path
+):
+    """Before: every cell ran, then the report failed (FileExistsError)."""
+    suite = tmp_path / "s.yaml"
+    suite.write_text(SUITE)
+    (tmp_path / "reports").symlink_to(tmp_path / "gone")
+    store = tmp_path / "store" / "mlflow.db"
+    code, out, err = harness_main(*_run_args(suite, f"sqlite:///{store}", tmp_path / "reports"))
+    assert code == 2, (code, out, err)
+    assert "is a link to" in err and "gone, which does not exist" in err
+    assert not store.parent.exists() and "cells" not in out
+
+
+def test_a_report_dir_whose_suite_entry_is_a_file_is_refused_before_the_first_cell(
+    harness_main, tmp_path
+):
+    """Before: every cell ran, then the report failed on the file 'reports/s'."""
+    suite = tmp_path / "s.yaml"
+    suite.write_text(SUITE)
+    (tmp_path / "reports").mkdir()
+    (tmp_path / "reports" / "s").write_text("not a folder")
+    store = tmp_path / "store" / "mlflow.db"
+    code, out, err = harness_main(*_run_args(suite, f"sqlite:///{store}", tmp_path / "reports"))
+    assert code == 2, (code, out, err)
+    assert "(the suite's report folder) is a file, not a folder" in err
+    assert not store.parent.exists()
+
+
+@pytest.mark.parametrize(
+    ("address", "reason"),
+    [
+        ("tcp://host:notaport", "invalid literal"),
+        ("tcp://:::", "invalid address"),
+        ("foo://bar:1", "unknown address scheme 'foo'"),
+        ("not an address", "missing port number"),
+        ("tcp://localhost:99999", "port 99999 is not in 1-65535"),
+    ],
+)
+def test_a_malformed_scheduler_address_is_refused_before_anything_is_written(
+    address, reason, harness_main, tmp_path
+):
+    """Before: a ValueError traceback, after the store had been created."""
+    pytest.importorskip("distributed")
+    suite = tmp_path / "s.yaml"
+    suite.write_text(SUITE)
+    store = tmp_path / "store" / "mlflow.db"
+    args = [*_run_args(suite, f"sqlite:///{store}", tmp_path / "r"), "--scheduler", address]
+    code, out, err = harness_main(*args)
+    assert code == 2, (code, out, err)
+    assert f"--scheduler '{address}': not a dask scheduler address ({reason}" in err
+    assert not store.parent.exists() and not (tmp_path / "r").exists()
+
+
+@pytest.mark.parametrize("timeout", ["99999999999999999h", "9000h"])
+def test_a_timeout_too_large_for_a_timestamp_is_refused(timeout, harness_main, tmp_path):
+    """Before: '99999999999999999h' ran and crashed in setitimer ("timestamp out of range
+    for platform time_t"); '9000h' was taken."""
+    suite = tmp_path / "s.yaml"
+    suite.write_text(SUITE)
+    store = tmp_path / "store" / "mlflow.db"
+    args = [*_run_args(suite, f"sqlite:///{store}", tmp_path / "r"), "--timeout", timeout]
+    code, out, err = harness_main(*args)
+    assert code == 2, (code, out, err)
+    assert "a timeout is at most 365 days (31,536,000 s)" in err
+    assert not store.parent.exists()
+
+
+class GeneratorHook:
+    @hookimpl
+    def harness_methods(self):
+        yield from ()
+        raise RuntimeError("weights not found")
+
+
+def test_a_generator_hook_that_raises_leaves_its_plugin_out_and_the_others_work():
+    """Before: the RuntimeError escaped build_registry, so every command failed."""
+    registry = build_registry({"toy": toy_plugin, "gen": GeneratorHook()}, entry_points=False)
+    assert "gen" not in registry.plugins and "mean" in registry.names("method", "toy")
+    assert "harness_methods() failed: RuntimeError: weights not found" in registry.broken["gen"]
+    with pytest.raises(PluginError, match="weights not found"):
+        build_registry({"toy": toy_plugin, "gen": GeneratorHook()}, entry_points=False, strict=True)
+
+
+class _EntryPoint:
+    def __init__(self, name: str, load) -> None:
+        self.name, self.value, self.dist, self.load = name, f"{name}_module", None, load
+
+
+def test_a_plugin_raising_keyboard_interrupt_at_import_is_left_out(monkeypatch):
+    """Before: the KeyboardInterrupt ended every command (exit 130, 'Interrupted')."""
+
+    def load():
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("harness.registry.entry_points", lambda group: [_EntryPoint("ki", load)])
+    registry = build_registry({"toy": toy_plugin})
+    assert "raised KeyboardInterrupt while imported (no Ctrl-C" in registry.broken["ki"]
+    assert "mean" in registry.names("method", "toy")
+
+
+def test_a_real_ctrl_c_while_plugins_load_still_stops(monkeypatch):
+    def load():
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(5)  # the signal arrives first
+
+    monkeypatch.setattr("harness.registry.entry_points", lambda group: [_EntryPoint("slow", load)])
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            build_registry({"toy": toy_plugin})
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # put back
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def test_a_plugin_calling_os_exit_at_import_is_left_out(monkeypatch):
+    """Before: os._exit(0) ended harness at once, exit 0 and no word (pytest too: this test
+    killed the test run)."""
+    real = os._exit
+
+    def load():
+        os._exit(0)
+
+    monkeypatch.setattr("harness.registry.entry_points", lambda group: [_EntryPoint("ex", load)])
+    registry = build_registry({"toy": toy_plugin})
+    assert "called os._exit(0) while imported" in registry.broken["ex"]
+    assert os._exit is real
+
+
+def test_plugins_broken_at_import_in_every_way_leave_the_others_working(toy_env, tmp_path):
+    """Through a real `harness list` with installed plugins. Before: exit 0 and nothing
+    printed (os._exit at import), or exit 130 (KeyboardInterrupt), or a traceback (the
+    generator hook)."""
+    site = Path(toy_env["PYTHONPATH"].split(os.pathsep)[0])
+    install_fake_plugin(site, "exiter", "exiter_plugin", "import os\nos._exit(0)\n")
+    install_fake_plugin(site, "ctrl-c", "ctrl_c_plugin", "raise KeyboardInterrupt\n")
+    generator = (
+        "from harness import hookimpl\n\n\n@hookimpl\ndef harness_methods():\n"
+        "    yield from ()\n    raise RuntimeError('weights not found')\n"
+    )
+    install_fake_plugin(site, "gen", "gen_plugin", generator)
+    result = subprocess.run(
+        [HARNESS, "list"], env=toy_env, capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    err = " ".join(result.stderr.split())
+    assert "plugin 'exiter' left out" in err and "os._exit(0)" in err
+    assert "plugin 'ctrl-c' left out" in err and "KeyboardInterrupt" in err
+    assert "plugin 'gen' left out" in err and "weights not found" in err
+    assert "mean" in result.stdout and "noise" in result.stdout
