@@ -171,7 +171,8 @@ def _suite_options(command: Any) -> Any:
             "add_methods",
             multiple=True,
             metavar="NAME[p=v,...]",
-            help="Add this method to every run of its task (repeatable).",
+            help="Add this method to every run of its task that keeps a method and a dataset"
+            " after --method/--dataset (repeatable).",
         ),
         click.option(
             "--max-cells",

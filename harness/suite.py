@@ -150,7 +150,9 @@ class Overrides:
         ``--method NAME[param=value,...]``/``--dataset ...``: keep only these entries
         (repeatable, OR within a kind, AND across kinds); params pick configurations.
     add_methods : tuple of str
-        ``--add-method NAME[param=value,...]``: add the method to every run of its task.
+        ``--add-method NAME[param=value,...]``: add the method to every run of its task
+        that keeps one of its own methods (or the added one, named by ``--method``) and a
+        dataset after the selections.
     max_cells : int
         Refuse a suite with more cells than this (:data:`MAX_CELLS` by default).
     """
@@ -1006,6 +1008,13 @@ def _apply(runs: list[_FlatRun], ov: Overrides, registry: Registry, problems: li
     selected = _select(runs, "dataset", ov.datasets, problems)
     selected = _select(runs, "method", ov.methods, problems) or selected
     if selected:
+        # An added method joins only the runs that keep one of their own methods (or the
+        # added one, named by --method): a run whose methods --method removed is dropped,
+        # not run with the added method alone (its cells doubled another run's).
+        named = {m.group(1) for t in ov.methods if (m := _SELECTOR.fullmatch(t))}
+        for run in runs:
+            if not any(not item.added or item.name in named for item in run.methods):
+                run.methods = []
         runs[:] = [run for run in runs if run.datasets and run.methods]
         if not runs and not problems:
             options = [_option("--dataset", d) for d in ov.datasets] + [

@@ -15,6 +15,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import toy_plugin
@@ -23,6 +24,7 @@ from fake_plugins import install_fake_plugin
 from harness import hookimpl
 from harness.errors import PluginError
 from harness.registry import build_registry
+from harness.suite import Overrides, load_suite
 
 HARNESS = str(Path(sys.executable).with_name("harness"))
 RUN = "  - {task: toy, datasets: [noise], methods: [mean]}\n"
@@ -352,3 +354,62 @@ def test_plugins_broken_at_import_in_every_way_leave_the_others_working(toy_env,
     assert "plugin 'ctrl-c' left out" in err and "KeyboardInterrupt" in err
     assert "plugin 'gen' left out" in err and "weights not found" in err
     assert "mean" in result.stdout and "noise" in result.stdout
+
+
+# -- item 8: the daily loop ---------------------------------------------------------------
+
+TWO_RUNS = """
+name: two-runs
+runs:
+  - task: toy
+    datasets: [noise]
+    methods: [mean, boom]
+  - task: toy
+    seeds: [7]
+    datasets: [noise]
+    methods: [skipper]
+"""
+
+
+def test_an_added_method_joins_only_runs_that_keep_a_method_after_selection(registry, write_suite):
+    """Before: `--method boom --add-method sleepy` ran sleepy alone on the second run
+    (seed 7), whose only method --method had removed."""
+    path = write_suite(TWO_RUNS)
+    cells = load_suite(path, registry, Overrides(methods=("boom",), add_methods=("sleepy",)))
+    assert {(c.method, c.seed) for c in cells.cells} == {("boom", 0), ("sleepy", 0)}
+    # no selection: every run of the task gets it
+    cells = load_suite(path, registry, Overrides(add_methods=("sleepy",))).cells
+    assert {(c.method, c.seed) for c in cells if c.method == "sleepy"} == {
+        ("sleepy", 0),
+        ("sleepy", 7),
+    }
+    # the added method named by --method: kept in every run, alone
+    cells = load_suite(path, registry, Overrides(methods=("sleepy",), add_methods=("sleepy",)))
+    assert {(c.method, c.seed) for c in cells.cells} == {("sleepy", 0), ("sleepy", 7)}
+    # a --dataset selection that empties no run changes nothing
+    cells = load_suite(path, registry, Overrides(datasets=("noise",), add_methods=("sleepy",)))
+    assert len([c for c in cells.cells if c.method == "sleepy"]) == 2
+
+
+def test_ctrl_c_says_how_many_cells_are_kept_and_how_to_resume(
+    harness_main, store, tmp_path, monkeypatch
+):
+    """Before: 'Interrupted: finished cells are kept in the store.' and nothing more."""
+    import harness.runner
+
+    suite = tmp_path / "s.yaml"
+    suite.write_text("name: s\nseeds: [0, 1, 2, 3]\nruns:\n" + RUN)
+
+    def interrupted_run(spec, registry, tracker, *, on_start, on_cell, **kwargs):
+        on_start(4, 3)  # one cell finished before
+        on_cell(spec.cells[1], SimpleNamespace(status="ok"))
+        on_cell(spec.cells[2], SimpleNamespace(status="failed"))
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(harness.runner, "run_suite", interrupted_run)
+    args = ["run", str(suite), "--tracking-uri", store, "--force", "--report-dir", "r"]
+    code, out, err = harness_main(*args)
+    assert code == 130, (code, out, err)
+    err = " ".join(err.split())
+    assert "Interrupted: finished cells are kept in the store (3 of 4 cells; resume with:" in err
+    assert f"harness run {suite} --tracking-uri {store} --report-dir r)" in err  # no --force

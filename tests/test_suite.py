@@ -326,8 +326,10 @@ def test_run_logs_the_effective_suite_on_the_parent_run(toy_env, write_suite, st
     assert first["datasets"] == [["noise", {"n": 4, "scale": 1.0}]]
     assert first["methods"] == [["mean", {"kind": "plain", "shift": 1.0}], ["skipper", {}]]
     cells = client.search_runs([experiment], "tags.`harness.kind` = 'cell'")
-    # run 0: 1 dataset config (n=4 everywhere) x (mean shift=1, skipper); run 1: skipper only
-    assert len(cells) == 3
+    # run 0: 1 dataset config (n=4 everywhere) x (mean shift=1, skipper); run 1 is dropped:
+    # --method removed its one method, and an added method joins only runs that keep one
+    # (issue 30, item 8; before, run 1 ran skipper alone)
+    assert len(cells) == 2
     bad = subprocess.run(
         [harness, "validate", str(path), "--set", "dataset.n=abc"],
         env=toy_env,
