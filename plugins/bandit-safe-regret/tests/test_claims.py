@@ -12,7 +12,7 @@ import pytest
 from harness_bandit_safe_regret import claims
 from harness_bandit_safe_regret.claims import CLAIMS, OPPONENTS
 
-from harness.claims import Status, evaluate_claims, verdicts_markdown
+from harness.claims import Status, evaluate_claims, read_results, verdicts_markdown
 
 PLUGIN = Path(__file__).resolve().parents[1]
 EVIDENCE = PLUGIN / "results" / "bandit-safe-regret-claims.parquet"
@@ -129,7 +129,8 @@ def _between(text, tag):
 
 @pytest.mark.skipif(not EVIDENCE.exists(), reason="no committed evidence")
 def test_readme_tables_are_the_verdicts_and_tails_of_the_committed_evidence():
-    frame = pd.read_parquet(EVIDENCE)
+    # read as `harness claims --results` reads it (params as strings, missing ones "nan")
+    frame = read_results(EVIDENCE)
     verdicts = evaluate_claims(CLAIMS, frame)
     readme = (PLUGIN / "README.md").read_text()
     assert _between(readme, "claims") == verdicts_markdown(verdicts)

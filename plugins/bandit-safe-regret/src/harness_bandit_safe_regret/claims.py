@@ -95,11 +95,21 @@ def _subject_rows(rows: pd.DataFrame, method: str, params: dict) -> pd.DataFrame
     wanted = {**_defaults(method), **params}
     for column in [c for c in rows.columns if c.startswith("method.")]:
         key = column[len("method.") :]
+        unset = rows[column].map(_unset)
         if key in wanted:
-            keep &= rows[column].isna() | rows[column].map(lambda v, w=wanted[key]: _same(v, w))
+            keep &= unset | rows[column].map(lambda v, w=wanted[key]: _same(v, w))
         else:
-            keep &= rows[column].isna()
+            keep &= unset
     return rows[keep]
+
+
+def _unset(value) -> bool:
+    """A param a row does not have (NaN, or its text after a round trip through strings)."""
+    return (
+        value is None
+        or (isinstance(value, float) and math.isnan(value))
+        or (str(value) in ("nan", "None", "<NA>", ""))
+    )
 
 
 def _cells(rows: pd.DataFrame, metric: str):
