@@ -74,7 +74,8 @@ def main() -> None:
         err.show()
         sys.exit(ExitCode.BAD_INPUT)
     except (SuiteError, PluginError) as err:
-        err_console.print(f"[bold red]error:[/] {escape(str(err))}", soft_wrap=True)
+        text = "".join(c if c.isprintable() or c == "\n" else ascii(c)[1:-1] for c in str(err))
+        err_console.print(f"[bold red]error:[/] {escape(text)}", soft_wrap=True)  # no invisible
         sys.exit(ExitCode.BAD_INPUT)
     except HarnessError as err:
         err_console.print(f"[bold red]error:[/] {escape(str(err))}", soft_wrap=True)

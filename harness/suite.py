@@ -599,6 +599,7 @@ def _check_nodes(label: str, root: yaml.Node) -> None:
 
 
 def _join(place: str, key: str) -> str:
+    key = key if key.isascii() and key.isprintable() else ascii(key)[1:-1]  # 'run\u200bs'
     key = key if len(key) <= 40 else key[:37] + "..."
     return f"{place}.{key}" if place else key
 
