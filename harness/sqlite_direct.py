@@ -125,12 +125,13 @@ class DirectSqlite:
             return None
         store = cls(path)
         try:
-            row = store._db().execute("SELECT version_num FROM alembic_version").fetchone()
+            row = store.connection().execute("SELECT version_num FROM alembic_version").fetchone()
         except sqlite3.Error:
             return None
         return store if row and row[0] == SCHEMA_REVISION else None
 
-    def _db(self) -> sqlite3.Connection:
+    def connection(self) -> sqlite3.Connection:
+        """This thread's connection to the database (opened on first use, WAL mode)."""
         db = getattr(self._local, "db", None)
         if db is None:
             db = sqlite3.connect(self.path, isolation_level=None, timeout=_BUSY_MS / 1000)
@@ -142,7 +143,7 @@ class DirectSqlite:
 
     def _write(self, statements: Iterable[tuple[str, Sequence]]) -> None:
         """Run ``statements`` in one transaction: all of them land, or none."""
-        db = self._db()
+        db = self.connection()
         db.execute("BEGIN IMMEDIATE")
         try:
             for sql, args in statements:
@@ -158,7 +159,7 @@ class DirectSqlite:
         """``(experiment_id, lifecycle_stage)`` of experiment ``name`` (``'active'`` or
         ``'deleted'``); ``None`` when there is none."""
         row = (
-            self._db()
+            self.connection()
             .execute(
                 "SELECT experiment_id, lifecycle_stage FROM experiments"
                 " WHERE name = ? AND workspace = 'default'",
@@ -175,7 +176,7 @@ class DirectSqlite:
         if not artifact_location.startswith("file:") or not all(map(plain_key, tags)):
             raise UnsupportedWriteError("artifact location or tags MLflow must check")
         now = _now_ms()
-        db = self._db()
+        db = self.connection()
         db.execute("BEGIN IMMEDIATE")
         try:
             cursor = db.execute(
@@ -204,7 +205,7 @@ class DirectSqlite:
 
     def experiment_tag(self, experiment_id: str, key: str) -> str | None:
         row = (
-            self._db()
+            self.connection()
             .execute(
                 "SELECT value FROM experiment_tags WHERE experiment_id = ? AND key = ?",
                 (int(experiment_id), key),
@@ -354,7 +355,7 @@ class DirectSqlite:
         if status is not None:
             where.append("r.status != ?" if status.startswith("!") else "r.status = ?")
             args.append(status.removeprefix("!"))
-        db = self._db()
+        db = self.connection()
         runs: dict[str, RunRow] = {}
         for row in db.execute(
             "SELECT r.run_uuid, r.experiment_id, r.status, r.start_time, r.end_time,"
@@ -384,7 +385,7 @@ class DirectSqlite:
         yield from runs.values()
 
     def _value(self, sql: str, key: str | int) -> Any:
-        row = self._db().execute(sql, (key,)).fetchone()
+        row = self.connection().execute(sql, (key,)).fetchone()
         return None if row is None else row[0]
 
     def artifact_uri(self, run_id: str) -> str | None:

@@ -167,7 +167,7 @@ def test_a_cell_is_one_transaction(tmp_path, _empty_store, monkeypatch):
     store = DirectSqlite.open(f"sqlite:///{tmp_path}/mlflow.db")
     assert store is not None
     experiment = store.create_experiment("e", (tmp_path / "art").as_uri(), {})
-    real = store._db
+    real = store.connection
 
     class Failing:
         def __init__(self, db):
@@ -178,7 +178,7 @@ def test_a_cell_is_one_transaction(tmp_path, _empty_store, monkeypatch):
                 raise sqlite3.OperationalError("disk I/O error (simulated)")
             return self.db.execute(sql, args)
 
-    monkeypatch.setattr(store, "_db", lambda: Failing(real()))
+    monkeypatch.setattr(store, "connection", lambda: Failing(real()))
     with pytest.raises(sqlite3.OperationalError):
         store.create_run(
             experiment,
