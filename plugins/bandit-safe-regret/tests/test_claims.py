@@ -135,3 +135,14 @@ def test_readme_tables_are_the_verdicts_and_tails_of_the_committed_evidence():
     readme = (PLUGIN / "README.md").read_text()
     assert _between(readme, "claims") == verdicts_markdown(verdicts)
     assert _between(readme, "tails") == claims.tails_markdown(frame)
+
+
+MAIN = PLUGIN / "results" / "bandit-safe-regret.parquet"
+
+
+@pytest.mark.skipif(not MAIN.exists(), reason="no committed main-suite export")
+def test_main_suite_export_evaluates_every_claim():
+    # the file `make claims` reads: every claim finds its cells and computes a verdict
+    verdicts = evaluate_claims(CLAIMS, read_results(MAIN))
+    bad = {Status.ERROR, Status.NOT_RUN}
+    assert not [(v.claim, v.status, v.reason[-300:]) for v in verdicts if v.status in bad]
