@@ -121,10 +121,11 @@ class GameData:
         Alice's minimax value in each seat, payoff units (Kuhn: -1/36 and +1/36, i.e.
         -1/18 and +1/18 chips).
     opponent : str
-        One of ``minimax``, ``fixed``, ``best-response``, ``fictitious-play``,
-        ``no-regret``, ``bait-and-switch``.
+        One of ``minimax``, ``fixed``, ``random-fixed``, ``best-response``,
+        ``fictitious-play``, ``no-regret``, ``bait-and-switch``.
     opponent_strategy : tuple of ndarray of float, one per seat, shape (n_opponent_actions,)
-        The exploitable strategy of the ``fixed`` and ``bait-and-switch`` opponents.
+        The stationary strategy of the ``fixed``, ``random-fixed`` (drawn from the dataset
+        seed) and ``bait-and-switch`` (before its switch) opponents.
     switch_tv : float
         ``bait-and-switch`` best-responds from the first round where the total-variation
         distance between Alice's played distribution and her comparator exceeds this, in [0, 1].
