@@ -553,8 +553,16 @@ def read_results(path: str | Any) -> pd.DataFrame:
         missing = ", ".join(sorted(needed - set(frame.columns)))
         raise SuiteError(f"--results {file} is not a 'harness results' export (no {missing}).")
     for column in [c for c in frame.columns if c.startswith(("dataset.", "method."))]:
-        frame[column] = frame[column].map(lambda v: v if v is None else str(v))
+        frame[column] = frame[column].map(_param_text)  # as the store gives them: strings
     return frame
+
+
+def _param_text(value: Any) -> str | None:
+    """A param read from an export as the store holds it: a string, or None where the cell
+    has no such param (a missing value, which CSV reads as NaN, never becomes "nan")."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    return str(value)
 
 
 def check_results(frame: pd.DataFrame, registry: Any, cells: Sequence[Any], where: str) -> None:

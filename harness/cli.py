@@ -51,10 +51,6 @@ class ExitCode(IntEnum):
     TERMINATED = 143  # 128 + SIGTERM, as shells report a process ended by it
 
 
-# The names the run and claims commands still use (to be replaced by ExitCode there).
-EXIT_CELLS_FAILED, EXIT_CLAIMS_FAILED = ExitCode.FAILED, ExitCode.CLAIMS_FAILED
-
-
 def main() -> None:
     """Console-script entry point: map harness errors to exit codes once, here."""
     try:
@@ -524,9 +520,9 @@ def run(
     elapsed = time.perf_counter() - tic
     verdicts = _summarise(tracker, registry, spec, outcome, Path(report_dir), elapsed, claim_names)
     if outcome.problems:
-        sys.exit(EXIT_CELLS_FAILED)
+        sys.exit(ExitCode.FAILED)
     if strict_claims and _claims_fail(verdicts):
-        sys.exit(EXIT_CLAIMS_FAILED)
+        sys.exit(ExitCode.CLAIMS_FAILED)
 
 
 def _resume_command() -> str:
@@ -910,7 +906,7 @@ def claims(
         return
     _print_verdicts(verdicts, fmt)
     if strict_claims and _claims_fail(verdicts):
-        sys.exit(EXIT_CLAIMS_FAILED)
+        sys.exit(ExitCode.CLAIMS_FAILED)
 
 
 def _warn_missing(spec: Any, found: int, suite: str, what: str) -> None:

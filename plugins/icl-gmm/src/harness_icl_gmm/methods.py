@@ -10,7 +10,7 @@ from pydantic import Field
 from threadpoolctl import threadpool_limits
 
 from harness import Method
-from harness_icl_gmm import _linear, _logreg, _softmax
+from harness_icl_gmm import _linear, _logreg
 from harness_icl_gmm.data import IclData, IclOutput, softmax
 
 __all__ = [
@@ -204,6 +204,8 @@ class SoftmaxTransformer(Method):
         lr: Annotated[float, Field(gt=0, le=1)] = 3e-3
 
     def run(self, data: IclData, params: Params, seed: int) -> IclOutput:
+        from harness_icl_gmm import _softmax  # torch: imported by the cells that need it
+
         probs = _softmax.train(
             data.prompts("train"), data.prompts("test"), data.classes, width=params.width,
             heads=params.heads, layers=params.layers, steps=params.steps, batch=params.batch,
