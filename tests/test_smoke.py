@@ -12,7 +12,15 @@ import mlflow
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-TASKS = {"fair-regression", "gmm-testing", "weak-features", "margin-qml", "bandit-safe-regret"}
+TASKS = {
+    "fair-regression",
+    "gmm-testing",
+    "weak-features",
+    "margin-qml",
+    "bandit-safe-regret",
+    "label-noise",
+    "icl-gmm",
+}
 
 
 @pytest.mark.slow
