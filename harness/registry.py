@@ -217,13 +217,20 @@ def _fingerprint(source: Path | None, companions: Iterable[str] = ()) -> str:
     return digest.hexdigest()[:16]
 
 
+RESULT_FREE_MODULES = frozenset({"claims.py", "reports.py", "_claims.py", "_reports.py"})
+"""Modules of a plugin that read finished results and never compute a cell's (its claims
+and reports): left out of the fingerprint, so editing a claim or a plot reruns no cell."""
+
+
 def _is_code_file(relative: Path) -> bool:
     """False for what an editor, a notebook or Python leaves beside the code: bytecode,
     hidden files and folders (``.x.py.swp``, ``.DS_Store``, ``.ipynb_checkpoints``) and
-    backups ending in ``~``; these change no result and would rerun cells for nothing."""
+    backups ending in ``~``; these change no result and would rerun cells for nothing. False
+    too for :data:`RESULT_FREE_MODULES` (a plugin's ``claims.py`` and ``reports.py``)."""
     parts = relative.parts
     return not (
-        "__pycache__" in parts
+        relative.name in RESULT_FREE_MODULES
+        or "__pycache__" in parts
         or relative.suffix in (".pyc", ".pyo")
         or any(part.startswith(".") for part in parts)
         or relative.name.endswith("~")
