@@ -506,13 +506,27 @@ def suite_claims(
     return [by_name[n] for n in names]
 
 
-def cells_of(claims: Sequence[type[Claim]], cells: Sequence[Any]) -> list[Any]:
-    """The cells of ``cells`` (a suite's) that ``claims`` require (``harness run --claim``)."""
+def cells_of(
+    claims: Sequence[type[Claim]], cells: Sequence[Any], added: Sequence[str] = ()
+) -> list[Any]:
+    """The cells of ``cells`` (a suite's) that ``claims`` require (``harness run --claim``),
+    and those of the ``added`` methods (``--add-method``) on the datasets where a claim's
+    subject runs, so that each added method is placed against the claim."""
+
+    def needed(cell: Any, cls: type[Claim], need: Cells) -> bool:
+        if need.matches_cell(cell):
+            return True
+        if cell.method not in added or cls.subject not in need.methods:
+            return False
+        return need.dataset == cell.dataset and all(
+            _param_matches(cell.dataset_params.get(k), v) for k, v in need.dataset_params.items()
+        )
+
     return [
         cell
         for cell in cells
         if any(
-            need.matches_cell(cell)
+            needed(cell, cls, need)
             for cls in claims
             if cell.task in cls.tasks()
             for need in cls.requires

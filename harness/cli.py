@@ -540,7 +540,12 @@ def _claim_cells(registry: Any, spec: Any, names: tuple[str, ...]) -> Any:
 
     from harness.claims import cells_of, suite_claims
 
-    cells = cells_of(suite_claims(registry, spec.cells, names), spec.cells)
+    added = [
+        option.split(" ", 1)[1].split("[", 1)[0].strip()
+        for option in spec.expanded.get("overrides") or []
+        if option.startswith("--add-method ")
+    ]
+    cells = cells_of(suite_claims(registry, spec.cells, names), spec.cells, added)
     if not cells:
         raise SuiteError(
             f"Suite '{spec.name}' has no cell that claim {', '.join(names)} needs; its"

@@ -130,6 +130,9 @@ def test_run_claim_runs_only_the_cells_the_claim_needs(ran, tmp_path):
     assert out.returncode == 0, out.stderr
     assert "12 cells, 0 already finished, 12 to run" in out.stdout  # not the 6 noisy cells
     assert "1 reproduced" in out.stdout
+    added = harness(env, "run", path, "--claim", "shift-raises-error", "--add-method", "fragile",
+                    "-j", "0", "--tracking-uri", store, cwd=tmp_path)  # fmt: skip
+    assert "18 cells, 12 already finished, 6 to run" in added.stdout  # the added method's
     unknown = harness(env, "run", path, "--claim", "no-such-claim", "--tracking-uri", store)
     assert unknown.returncode == 2 and "Unknown claim 'no-such-claim'" in unknown.stderr
 
