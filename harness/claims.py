@@ -28,7 +28,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from harness.components import Component
-from harness.stats import Estimate, holm
+from harness.stats import Estimate, _json_number, holm
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -248,7 +248,7 @@ class Verdict:
 
     def as_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""
-        out = dataclasses.asdict(self)
+        out = _json_number(dataclasses.asdict(self))
         out["status"] = str(self.status)
         out["estimate"] = self.estimate.as_dict() if self.estimate else None
         if self.p_adjusted is not None and not math.isfinite(self.p_adjusted):
@@ -323,6 +323,29 @@ class Claim(Component):
 
     # -- the harness's side ------------------------------------------------------------
 
+    @classmethod
+    def declaration_problems(cls) -> list[str]:
+        """What is wrong with the class's declaration (checked when the registry is built,
+        so a malformed claim leaves its plugin out instead of failing a run at its end)."""
+        problems = []
+        if not isinstance(getattr(cls, "source", None), Source):
+            problems.append("source must be a harness.Source(paper, arxiv, where)")
+        if not isinstance(getattr(cls, "statement", None), str) or not cls.statement.strip():
+            problems.append("statement must be one falsifiable sentence")
+        if not isinstance(getattr(cls, "hypothesis", None), (Greater, Less, Within)):
+            problems.append("hypothesis must be Greater(margin), Less(margin) or Within(ref, m)")
+        requires = getattr(cls, "requires", None)
+        if not isinstance(requires, tuple) or not all(isinstance(c, Cells) for c in requires):
+            problems.append("requires must be a tuple of harness.Cells (a one-element tuple"
+                            " needs its trailing comma)")  # fmt: skip
+        elif not requires:
+            problems.append("requires names no cells")
+        try:
+            cls()
+        except Exception as err:
+            problems.append(f"cannot be built without arguments ({type(err).__name__}: {err})")
+        return problems
+
     def selected(self, results: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
         """``(ok rows of the required cells, [each requirement short of seeds])``."""
         import pandas as pd
@@ -346,8 +369,10 @@ class Claim(Component):
     def evaluate(self, results: pd.DataFrame) -> Verdict:
         """The verdict from ``results`` (a ``harness results`` table of the task, any
         number of rows). Never raises: a failing claim is ``error`` with its traceback."""
-        verdict = Verdict(self.name, self.tasks()[0], str(self.source), self.statement,
-                          str(self.hypothesis), self.unit, Status.ERROR, self.subject)  # fmt: skip
+        verdict = Verdict(self.name, self.tasks()[0], str(getattr(self, "source", "")),
+                          str(getattr(self, "statement", "")),
+                          str(getattr(self, "hypothesis", "")), str(self.unit), Status.ERROR,
+                          self.subject)  # fmt: skip
         try:
             rows, missing = self.selected(results)
             if missing:
@@ -363,7 +388,9 @@ class Claim(Component):
                 verdict.status = Status.UNINFORMATIVE
                 verdict.reason = "its negative control is reproduced too"
             verdict.added = self._added(results, rows)
-        except Exception:  # a claim is plugin code: its fault is its verdict, not the run's
+        except (KeyboardInterrupt, GeneratorExit):
+            raise
+        except BaseException:  # plugin code, sys.exit included: its fault is its verdict
             verdict.status = Status.ERROR
             verdict.estimate = None
             verdict.reason = traceback.format_exc()
@@ -416,14 +443,26 @@ def evaluate_claims(
     A reproduced claim whose Holm-adjusted p-value is not below ``alpha`` becomes
     ``inconclusive`` (its interval alone excluded the negation, the family does not).
     """
-    verdicts = [cls().evaluate(_of_task(results, cls)) for cls in claims]
+    verdicts = [_evaluate(cls, _of_task(results, cls)) for cls in claims]
     raw = [v.estimate.p_value if v.estimate else float("nan") for v in verdicts]
     for verdict, adjusted in zip(verdicts, holm(raw), strict=True):
         verdict.p_adjusted = adjusted if math.isfinite(adjusted) else None
-        if verdict.status == Status.REPRODUCED and not adjusted < alpha:
+        # a test without a p-value (nan) is decided by its interval alone
+        if verdict.status == Status.REPRODUCED and math.isfinite(adjusted) and adjusted >= alpha:
             verdict.status = Status.INCONCLUSIVE
             verdict.reason = f"Holm-adjusted p = {adjusted:.3g} across {len(verdicts)} claims"
     return verdicts
+
+
+def _evaluate(cls: type[Claim], results: pd.DataFrame) -> Verdict:
+    """``cls().evaluate(results)``, an ``error`` verdict if the claim cannot be built."""
+    try:
+        claim = cls()
+    except Exception:
+        task = cls.tasks()[0] if getattr(cls, "task", None) else ""
+        reason = traceback.format_exc()
+        return Verdict(cls.name, task, "", "", "", "", Status.ERROR, None, reason=reason)
+    return claim.evaluate(results)
 
 
 def _of_task(results: pd.DataFrame, cls: type[Claim]) -> pd.DataFrame:
@@ -577,6 +616,34 @@ def _param_text(value: Any) -> str | None:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return None
     return str(value)
+
+
+def of_cells(frame: pd.DataFrame, cells: Sequence[Any]) -> pd.DataFrame:
+    """The rows of ``harness results`` exports that are the suite's cells as the options
+    shape it (``--seeds``, ``--method``, ...: by task, dataset, method and seed), each cell
+    once.
+
+    :raises SuiteError: a cell found twice with other runs (two exports of one cell, say
+        before and after a ``--force``): which one is its truth is not known.
+    """
+    from harness.errors import SuiteError
+
+    keys = {(c.task, c.dataset, c.method, int(c.seed)) for c in cells}
+    import pandas as pd
+
+    seeds = frame["seed"].map(lambda s: -1 if pd.isna(s) else int(s))
+    columns = (frame["task"], frame["dataset"], frame["method"], seeds)
+    mine = [k in keys for k in zip(*columns, strict=True)]
+    out = frame[mine]
+    if "run_id" in out:
+        out = out.drop_duplicates("run_id")
+    if "cell_hash" in out and out["cell_hash"].duplicated().any():
+        twice = out.loc[out["cell_hash"].duplicated(), "cell_hash"].iloc[0]
+        raise SuiteError(
+            f"--results hold cell {twice} more than once, from different runs: export each"
+            " cell once (its latest run, as 'harness results' does)."
+        )
+    return out
 
 
 def check_results(frame: pd.DataFrame, registry: Any, cells: Sequence[Any], where: str) -> None:

@@ -417,7 +417,8 @@ class _Jobs(click.ParamType):
 @click.option(
     "--strict-claims",
     is_flag=True,
-    help="Exit 3 when a claim is not reproduced or uninformative (a paper's CI).",
+    help="Exit 3 when a claim is not reproduced, uninformative, not run or in error"
+    " (a paper's CI).",
 )
 @_suite_options
 def run(
@@ -555,10 +556,12 @@ def _claim_cells(registry: Any, spec: Any, names: tuple[str, ...]) -> Any:
 
 
 def _claims_fail(verdicts: list[Any]) -> bool:
-    """Whether ``--strict-claims`` fails: a claim not reproduced or uninformative."""
+    """Whether ``--strict-claims`` fails: a claim not reproduced, uninformative, not run or
+    in error (a paper's CI must not pass on a claim it could not evaluate)."""
     from harness.claims import Status
 
-    return any(v.status in (Status.NOT_REPRODUCED, Status.UNINFORMATIVE) for v in verdicts)
+    failing = (Status.NOT_REPRODUCED, Status.UNINFORMATIVE, Status.NOT_RUN, Status.ERROR)
+    return any(v.status in failing for v in verdicts)
 
 
 def _verdicts(registry: Any, spec: Any, results: Any, names: tuple[str, ...] = ()) -> list[Any]:
@@ -722,13 +725,16 @@ def _summarise(
             console.print(f"  [{colour}]{escape(line)}[/]", soft_wrap=True)
     verdicts = _verdicts(registry, spec, results, claim_names)
     if not results.empty:
-        out = report_dir / safe_name(spec.name)
+        # a run of some claims' cells (--claim) reports apart from the whole suite's
+        part = f"-claim-{'-'.join(claim_names)}" if claim_names else ""
+        out = report_dir / safe_name((spec.name + part)[:100])
         selection = spec.expanded.get("overrides", [])
-        key = _report_key(spec.name, results, verdicts, selection)
+        key = _report_key(spec.name, results, verdicts, selection, registry)
         stamp = out / ".harness-report-key"
         current = (
             outcome.ran == 0
-            and (out / "report.html").is_file()
+            and all((out / name).is_file() for name in ("report.html", "report.md"))
+            and (not verdicts or (out / "claims.json").is_file())
             and stamp.is_file()
             and stamp.read_text() == key
         )
@@ -756,16 +762,24 @@ def _summarise(
     return verdicts
 
 
-def _report_key(name: str, results: Any, verdicts: list[Any], selection: list[str]) -> str:
+def _report_key(
+    name: str, results: Any, verdicts: list[Any], selection: list[str], registry: Any
+) -> str:
     """A digest of what a suite's report shows: its cells' latest runs (cell hashes cover
-    the plugins' code), the verdicts, the options that chose the cells and the harness
-    version that draws it. Equal keys mean the report on disk is what this code computes."""
+    the plugins' code), the verdicts, the options that chose the cells, the harness code
+    that draws it and the source of every plugin report. Equal keys mean the report on disk
+    is what this code computes."""
     import hashlib
     import json
 
     from harness import __version__, claims, report
 
-    code = [hashlib.sha256(Path(m.__file__).read_bytes()).hexdigest() for m in (report, claims)]
+    files = {Path(m.__file__) for m in (report, claims)}
+    for entry in registry.entries["report"].values():
+        source = inspect.getsourcefile(entry.cls)
+        if source:
+            files.add(Path(source))
+    code = sorted(f"{f}:{hashlib.sha256(f.read_bytes()).hexdigest()}" for f in files)
     runs = sorted(zip(results.get("cell_hash", []), results.get("run_id", []), strict=True))
     body = [name, __version__, code, list(selection), runs, [v.as_dict() for v in verdicts]]
     return hashlib.sha256(json.dumps(body, default=str).encode()).hexdigest()
@@ -874,7 +888,11 @@ def results(suite: str, fmt: str, out: str | None, tracking_uri: str | None, **s
     show_default=True,
 )
 @click.option("--claim", "claim_names", multiple=True, metavar="NAME", help="Only this claim.")
-@click.option("--strict-claims", is_flag=True, help="Exit 3 when a claim is not reproduced.")
+@click.option(
+    "--strict-claims",
+    is_flag=True,
+    help="Exit 3 when a claim is not reproduced, uninformative, not run or in error.",
+)
 @click.option("--tracking-uri", default=None, help="MLflow tracking URI.")
 @_suite_options
 def claims(
@@ -894,7 +912,7 @@ def claims(
     """
     import pandas as pd
 
-    from harness.claims import check_results, read_results
+    from harness.claims import check_results, of_cells, read_results
 
     registry, spec = _suite(suite, _overrides(shape))
     if results_files:
@@ -902,10 +920,16 @@ def claims(
         for file in results_files:
             frames.append(read_results(file))
             check_results(frames[-1], registry, spec.cells, f"--results {file}")
-        verdicts = _verdicts(registry, spec, pd.concat(frames, ignore_index=True), claim_names)
+        rows = of_cells(pd.concat(frames, ignore_index=True), spec.cells)
     else:
-        rows = _existing_store(tracking_uri).suite_results(spec)
-        verdicts = _verdicts(registry, spec, rows, claim_names)
+        tracker = _existing_store(tracking_uri)
+        rows = tracker.suite_results(spec)
+        if rows.empty:
+            raise SuiteError(
+                f"Suite '{spec.name}' has no runs in {tracker.display_uri}; run it first"
+                f" (harness run {suite}), or give --results FILE."
+            )
+    verdicts = _verdicts(registry, spec, rows, claim_names)
     if not verdicts:
         err_console.print(f"No installed plugin's claim needs a cell of '{escape(spec.name)}'.")
         return

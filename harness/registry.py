@@ -511,6 +511,10 @@ def _add(registry: Registry, kind: str, cls: object, plugin: str, version: str) 
             f"Plugin '{plugin}': metric '{name}' has the name of a column every result table"
             f" holds ({', '.join(sorted(RESERVED_METRIC_NAMES))}); rename it."
         )
+    if kind == "claim":
+        problems = cls.declaration_problems()
+        if problems:
+            raise PluginError(f"Plugin '{plugin}': claim '{name}': {'; '.join(problems)}.")
     try:
         params_fields(cls.Params)
         no_unannotated_attributes(cls.Params)

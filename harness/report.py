@@ -654,7 +654,9 @@ def write_report(
         head.append(f"<p><b>{html.escape(chosen)}</b></p>")
     if verdicts:
         md += ["## Claims", "", verdicts_markdown(verdicts)]
-        md += [f"- `{v.claim}` {v.status}: {v.reason.strip()}" for v in verdicts if v.reason]
+        for v in verdicts:
+            if v.reason:
+                md += [f"`{v.claim}` {v.status}:", "", "```text", v.reason.strip(), "```", ""]
         md.append("")
         head.append(_verdicts_html(verdicts))
         (out / "claims.json").write_text(json.dumps([v.as_dict() for v in verdicts], indent=1))

@@ -75,16 +75,33 @@ class Estimate:
     level: float = 0.95
     extra: dict[str, float] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        for name in ("estimate", "low", "high", "p_value", "mde", "level"):
+            object.__setattr__(self, name, float(getattr(self, name)))  # numpy scalars too
+        object.__setattr__(self, "n", int(self.n))
+        if self.low > self.high:
+            raise ValueError(f"Estimate interval is inverted: low {self.low} > high {self.high}")
+        if 1 < self.p_value <= 1 + 1e-9:  # round-off of a sum of probabilities
+            object.__setattr__(self, "p_value", 1.0)
+        if not (math.isnan(self.p_value) or 0 <= self.p_value <= 1):
+            raise ValueError(f"Estimate p_value must be in [0, 1] or nan, got {self.p_value}")
+
     def as_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (``nan`` kept as ``None``)."""
         return {k: _json_number(v) for k, v in asdict(self).items()}
 
 
 def _json_number(value: Any) -> Any:
+    """``value`` made JSON-ready: numpy scalars as Python numbers, nan and inf as None,
+    recursively through dicts and lists."""
+    if isinstance(value, np.generic):
+        value = value.item()
     if isinstance(value, float) and not math.isfinite(value):
         return None
     if isinstance(value, dict):
         return {k: _json_number(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_number(v) for v in value]
     return value
 
 

@@ -263,3 +263,66 @@ def test_only_other_plugins_methods_are_placed_against_a_claim():
     table = pd.concat([paper, baseline.assign(plugin="paper"), mine])
     (verdict,) = evaluate_claims([NewBeatsOld], table)
     assert set(verdict.added) == {"mine"} and verdict.subject == "new"
+
+
+# -- faults a breaker found (each fails on the first cut of the contract) ------------------
+
+
+def test_a_malformed_claim_leaves_its_plugin_out_when_the_registry_is_built():
+    from harness import hookimpl
+    from harness.registry import build_registry
+
+    class NoTuple(NewBeatsOld):
+        name = "no-tuple"
+        requires = Cells("d", ("new", "old"))  # the trailing comma forgotten
+
+    class Plugin:
+        @hookimpl
+        def harness_claims(self):
+            return [NoTuple]
+
+    registry = build_registry({"bad": Plugin()}, entry_points=False)
+    assert "requires must be a tuple of harness.Cells" in registry.broken["bad"]
+
+
+def test_a_claim_that_exits_or_returns_nonsense_is_an_error_verdict():
+    class Exits(NewBeatsOld):
+        name = "exits"
+
+        def statistic(self, results):
+            raise SystemExit(0)
+
+    class Inverted(NewBeatsOld):
+        name = "inverted"
+
+        def statistic(self, results):
+            from harness.stats import Estimate
+
+            return Estimate(0.5, 0.9, 0.3, 0.01, 8, 0.1, "inverted interval")
+
+    exits, inverted = evaluate_claims([Exits, Inverted], _table(1.0))
+    assert exits.status == Status.ERROR and "SystemExit" in exits.reason
+    assert inverted.status == Status.ERROR and "inverted" in inverted.reason
+
+
+def test_exports_holding_one_cell_twice_are_refused_and_other_seeds_left_out(ran, tmp_path):
+    env, path, store, folder, _ = ran
+    export = folder / "toy.parquet"
+    if not export.exists():
+        harness(env, "results", path, "--tracking-uri", store, "--format", "parquet",
+                "--out", str(export))  # fmt: skip
+    rows = pd.read_parquet(export)
+    rows.assign(run_id=rows["run_id"] + "-again").to_parquet(tmp_path / "again.parquet")
+    twice = harness(env, "claims", path, "--results", str(export),
+                    "--results", str(tmp_path / "again.parquet"))  # fmt: skip
+    assert twice.returncode == 2 and "more than once" in twice.stderr
+    two_seeds = harness(env, "claims", path, "--results", str(export), "--seeds", "0,1",
+                        "--format", "json")  # fmt: skip
+    shift = next(v for v in json.loads(two_seeds.stdout) if v["claim"] == "shift-raises-error")
+    assert shift["status"] == "not-run"  # 2 of 5 seeds: the export's other seeds left out
+
+
+def test_claims_of_a_suite_never_run_exit_2(ran, tmp_path, store):
+    env, path, *_ = ran
+    never = harness(env, "claims", path, "--tracking-uri", store)
+    assert never.returncode == 2 and "has no runs" in never.stderr
