@@ -321,6 +321,6 @@ def test_report_cost_is_linear_in_configurations(benchmark, full, probe, tmp_pat
     )
     if full:
         assert seconds[1000] <= 1.0 and seconds[10000] <= 5.0
-        # at 100 configurations pandas' fixed cost per call (tens of ms) dominates: the
-        # goal is checked where the work per configuration does
-        assert per[1000] / per[10000] <= 2.0
+        # linear, not worse: the cost per configuration at 10,000 at most twice that at
+        # 1,000 (it falls with size while pandas' fixed cost per call still dominates)
+        assert per[10000] / per[1000] <= 2.0

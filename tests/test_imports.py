@@ -12,7 +12,7 @@ from importlib.metadata import entry_points
 
 import pytest
 
-HEAVY = ("torch", "pennylane", "sklearn", "mlflow", "matplotlib")
+HEAVY = ("torch", "pennylane", "sklearn", "mlflow", "matplotlib", "pandas")
 PLUGINS = sorted((ep.name, ep.value.partition(":")[0]) for ep in entry_points(group="harness"))
 
 

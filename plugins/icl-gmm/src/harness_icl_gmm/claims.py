@@ -9,12 +9,13 @@ log-log slope over N = 80 .. 640 is about -0.9, inside -1 +- 0.25.
 
 from __future__ import annotations
 
-from typing import ClassVar
-
-import pandas as pd
+from typing import TYPE_CHECKING, ClassVar
 
 from harness import Cells, Claim, Greater, Source, Within
 from harness.stats import Estimate, equivalence, loglog_slope, one_sample
+
+if TYPE_CHECKING:  # pandas is imported by the results, not by start-up
+    import pandas as pd
 
 __all__ = [
     "BeatsContextLogisticRegression",
