@@ -17,6 +17,14 @@ from harness.stats import Estimate, equivalence, loglog_slope, one_sample
 if TYPE_CHECKING:  # pandas is imported by the results, not by start-up
     import pandas as pd
 
+
+def _concat(frames: list[pd.DataFrame]) -> pd.DataFrame:
+    """``pandas.concat``, imported when a claim is evaluated (not at start-up)."""
+    import pandas
+
+    return pandas.concat(frames)
+
+
 __all__ = [
     "BeatsContextLogisticRegression",
     "CovarianceShiftHurtsLinearAttention",
@@ -285,7 +293,7 @@ class OneLayerMoreRobustToMeanShift(Claim):
 
     def control(self, results: pd.DataFrame) -> pd.DataFrame:
         base = results[results["dataset.mean_scale"].astype(float) == 1.0]
-        return pd.concat([base, base.assign(**{"dataset.mean_scale": "3.0"})])
+        return _concat([base, base.assign(**{"dataset.mean_scale": "3.0"})])
 
 
 class CovarianceShiftHurtsLinearAttention(Claim):
@@ -320,7 +328,7 @@ class CovarianceShiftHurtsLinearAttention(Claim):
 
     def control(self, results: pd.DataFrame) -> pd.DataFrame:
         base = results[results["dataset.covariance_mix"].astype(float) == 0.0]
-        return pd.concat([base, base.assign(**{"dataset.covariance_mix": "1.0"})])
+        return _concat([base, base.assign(**{"dataset.covariance_mix": "1.0"})])
 
 
 def _swap_shuffled(results: pd.DataFrame) -> pd.DataFrame:
@@ -330,7 +338,7 @@ def _swap_shuffled(results: pd.DataFrame) -> pd.DataFrame:
     shuffled = _flag(results, "method.shuffle_labels", True)
     trained = _flag(results, "method.shuffle_labels", False)
     swapped = results[shuffled].assign(**{"method.shuffle_labels": "False"})
-    return pd.concat([results[~shuffled & ~trained], swapped])
+    return _concat([results[~shuffled & ~trained], swapped])
 
 
 CLAIMS = [
