@@ -19,16 +19,15 @@ tally, ``harness claims`` from the store or from a ``harness results`` export. T
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import traceback
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from harness.components import Component
-from harness.stats import Estimate, _json_number, holm
+from harness.stats import Estimate, holm
+from harness.verdicts import Status, Verdict, verdicts_markdown
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -42,23 +41,11 @@ __all__ = [
     "Status",
     "Verdict",
     "Within",
-    "count_line",
     "evaluate_claims",
     "verdicts_markdown",
 ]
 
 ALPHA = 0.05
-
-
-class Status(StrEnum):
-    """A claim's verdict."""
-
-    REPRODUCED = "reproduced"
-    NOT_REPRODUCED = "not-reproduced"
-    INCONCLUSIVE = "inconclusive"
-    UNINFORMATIVE = "uninformative"
-    NOT_RUN = "not-run"
-    ERROR = "error"
 
 
 @dataclass(frozen=True)
@@ -215,57 +202,6 @@ class Within:
 
 
 Hypothesis = Greater | Less | Within
-
-
-# -- the verdict ---------------------------------------------------------------------------
-
-
-@dataclass
-class Verdict:
-    """What the harness says of one claim, with everything a reader needs to check it.
-
-    ``estimate`` is None for ``not-run`` and ``error``; ``reason`` then says which cells
-    are missing, or holds the traceback. ``p_adjusted`` is Holm's adjustment across the
-    claims evaluated together (:func:`evaluate_claims`). ``control`` is the negative
-    control's status and estimate. ``added`` places each method a user added (``harness
-    run --add-method``) against the claim: ``{method: {status, estimate, low, high, n}}``.
-    """
-
-    claim: str
-    task: str
-    source: str
-    statement: str
-    hypothesis: str
-    unit: str
-    status: Status
-    subject: str | None = None
-    estimate: Estimate | None = None
-    p_adjusted: float | None = None
-    control: dict[str, Any] | None = None
-    run_ids: list[str] = field(default_factory=list)
-    reason: str = ""
-    added: dict[str, dict[str, Any]] = field(default_factory=dict)
-
-    def as_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict."""
-        out = _json_number(dataclasses.asdict(self))
-        out["status"] = str(self.status)
-        out["estimate"] = self.estimate.as_dict() if self.estimate else None
-        if self.p_adjusted is not None and not math.isfinite(self.p_adjusted):
-            out["p_adjusted"] = None
-        return out
-
-    @property
-    def interval(self) -> str:
-        """``estimate [low, high]`` with three significant digits, or ``-``."""
-        e = self.estimate
-        if e is None:
-            return "-"
-        return f"{_g(e.estimate)} [{_g(e.low)}, {_g(e.high)}]"
-
-
-def _g(value: float) -> str:
-    return f"{value:.3g}" if math.isfinite(value) else "nan"
 
 
 # -- the claim -----------------------------------------------------------------------------
@@ -469,206 +405,3 @@ def _of_task(results: pd.DataFrame, cls: type[Claim]) -> pd.DataFrame:
     if "task" not in results:
         return results
     return results[results["task"].isin(cls.tasks())]
-
-
-def claims_for_cells(claims: Iterable[type[Claim]], cells: Sequence[Any]) -> list[type[Claim]]:
-    """The claims of which some required cell is among ``cells`` (a suite's)."""
-    return [
-        cls
-        for cls in claims
-        if any(
-            need.matches_cell(c) for need in cls.requires for c in cells if c.task in cls.tasks()
-        )
-    ]
-
-
-ORDER = [Status.REPRODUCED, Status.NOT_REPRODUCED, Status.INCONCLUSIVE, Status.UNINFORMATIVE,
-         Status.NOT_RUN, Status.ERROR]  # fmt: skip
-
-
-def count_line(verdicts: Sequence[Verdict]) -> str:
-    """``"9 reproduced, 2 not reproduced, 3 inconclusive, 1 not run"`` (zero counts left out)."""
-    counts = {s: sum(v.status == s for v in verdicts) for s in ORDER}
-    parts = [f"{n} {str(s).replace('-', ' ')}" for s, n in counts.items() if n]
-    return ", ".join(parts) or "no claims"
-
-
-def table_rows(verdicts: Sequence[Verdict]) -> list[list[str]]:
-    """One row per verdict: paper, claim, verdict, estimate [CI], n, p (Holm), control."""
-    rows = []
-    for v in verdicts:
-        e = v.estimate
-        adjusted = float("nan") if v.p_adjusted is None else v.p_adjusted
-        p = "-" if e is None else f"{_g(e.p_value)} ({_g(adjusted)})"
-        control = "-" if not v.control else str(v.control["status"])
-        rows.append([v.task, v.claim, str(v.status), v.interval, str(e.n) if e else "-", p,
-                     control])  # fmt: skip
-    return rows
-
-
-HEADER = ["paper", "claim", "verdict", "estimate [95% CI]", "n", "p (Holm)", "control"]
-
-
-def verdicts_markdown(verdicts: Sequence[Verdict]) -> str:
-    """The verdict table in Markdown, then the count line."""
-    lines = ["| " + " | ".join(HEADER) + " |", "|" + " --- |" * len(HEADER)]
-    lines += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |"
-              for row in table_rows(verdicts)]  # fmt: skip
-    return "\n".join(lines) + f"\n\n{count_line(verdicts)}\n"
-
-
-# -- the claims of a suite, and results read back from an export ---------------------------
-
-
-def registered(registry: Any) -> list[type[Claim]]:
-    """Every claim class of the registry, once each, in plugin order."""
-    return list(dict.fromkeys(entry.cls for entry in registry.entries["claim"].values()))
-
-
-def suite_claims(
-    registry: Any, cells: Sequence[Any], names: Sequence[str] = ()
-) -> list[type[Claim]]:
-    """The claims some of whose required cells are among ``cells``, or the claims ``names``.
-
-    :raises SuiteError: a name no installed plugin's claim has (listing the known ones).
-    """
-    from harness.errors import SuiteError
-
-    every = registered(registry)
-    if not names:
-        return claims_for_cells(every, cells)
-    by_name = {cls.name: cls for cls in every}
-    unknown = [n for n in names if n not in by_name]
-    if unknown:
-        known = ", ".join(sorted(by_name)) or "(none)"
-        raise SuiteError(f"Unknown claim {', '.join(map(repr, unknown))}. Known: {known}.")
-    return [by_name[n] for n in names]
-
-
-def cells_of(
-    claims: Sequence[type[Claim]], cells: Sequence[Any], added: Sequence[str] = ()
-) -> list[Any]:
-    """The cells of ``cells`` (a suite's) that ``claims`` require (``harness run --claim``),
-    and those of the ``added`` methods (``--add-method``) on the datasets where a claim's
-    subject runs, so that each added method is placed against the claim."""
-
-    def needed(cell: Any, cls: type[Claim], need: Cells) -> bool:
-        if need.matches_cell(cell):
-            return True
-        if cell.method not in added or cls.subject not in need.methods:
-            return False
-        return need.dataset == cell.dataset and all(
-            _param_matches(cell.dataset_params.get(k), v) for k, v in need.dataset_params.items()
-        )
-
-    return [
-        cell
-        for cell in cells
-        if any(
-            needed(cell, cls, need)
-            for cls in claims
-            if cell.task in cls.tasks()
-            for need in cls.requires
-        )
-    ]
-
-
-def read_results(path: str | Any) -> pd.DataFrame:
-    """A ``harness results`` export (``.parquet``, ``.csv`` or ``.json``) as a table.
-
-    :raises SuiteError: the file is missing, of another format, or not such an export.
-    """
-    import json
-    from pathlib import Path
-
-    import pandas as pd
-
-    from harness.errors import SuiteError
-
-    file = Path(path)
-    if not file.is_file():
-        raise SuiteError(f"--results {file}: no such file (make one with 'harness results').")
-    try:
-        if file.suffix == ".parquet":
-            frame = pd.read_parquet(file)
-        elif file.suffix == ".csv":
-            frame = pd.read_csv(file, dtype={"seed": "Int64"})
-        elif file.suffix == ".json":
-            frame = pd.DataFrame(json.loads(file.read_text())["rows"])
-        else:
-            raise SuiteError(f"--results {file}: expected .parquet, .csv or .json.")
-    except SuiteError:
-        raise
-    except Exception as err:
-        raise SuiteError(f"--results {file} cannot be read: {type(err).__name__}: {err}") from None
-    needed = {"task", "dataset", "method", "seed", "status"}
-    if not needed <= set(frame.columns):
-        missing = ", ".join(sorted(needed - set(frame.columns)))
-        raise SuiteError(f"--results {file} is not a 'harness results' export (no {missing}).")
-    for column in [c for c in frame.columns if c.startswith(("dataset.", "method."))]:
-        frame[column] = frame[column].map(_param_text)  # as the store gives them: strings
-    return frame
-
-
-def _param_text(value: Any) -> str | None:
-    """A param read from an export as the store holds it: a string, or None where the cell
-    has no such param (a missing value, which CSV reads as NaN, never becomes "nan")."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return None
-    return str(value)
-
-
-def of_cells(frame: pd.DataFrame, cells: Sequence[Any]) -> pd.DataFrame:
-    """The rows of ``harness results`` exports that are the suite's cells as the options
-    shape it (``--seeds``, ``--method``, ...: by task, dataset, method and seed), each cell
-    once.
-
-    :raises SuiteError: a cell found twice with other runs (two exports of one cell, say
-        before and after a ``--force``): which one is its truth is not known.
-    """
-    from harness.errors import SuiteError
-
-    keys = {(c.task, c.dataset, c.method, int(c.seed)) for c in cells}
-    import pandas as pd
-
-    seeds = frame["seed"].map(lambda s: -1 if pd.isna(s) else int(s))
-    columns = (frame["task"], frame["dataset"], frame["method"], seeds)
-    mine = [k in keys for k in zip(*columns, strict=True)]
-    out = frame[mine]
-    if "run_id" in out:
-        out = out.drop_duplicates("run_id")
-    if "cell_hash" in out and out["cell_hash"].duplicated().any():
-        twice = out.loc[out["cell_hash"].duplicated(), "cell_hash"].iloc[0]
-        raise SuiteError(
-            f"--results hold cell {twice} more than once, from different runs: export each"
-            " cell once (its latest run, as 'harness results' does)."
-        )
-    return out
-
-
-def check_results(frame: pd.DataFrame, registry: Any, cells: Sequence[Any], where: str) -> None:
-    """Refuse results from another suite or plugin version, naming the mismatch.
-
-    :raises SuiteError: a (task, dataset, method) of ``frame`` that the suite has no cell
-        for, or a ``plugin_version`` other than the installed plugin's.
-    """
-    from harness.errors import SuiteError
-
-    have = {(c.task, c.dataset, c.method) for c in cells}
-    rows = frame[["task", "dataset", "method"]].drop_duplicates().itertuples(index=False)
-    stray = [tuple(r) for r in rows if tuple(r) not in have]
-    if stray:
-        shown = "; ".join("/".join(map(str, s)) for s in stray[:3])
-        raise SuiteError(
-            f"{where} holds results of cells the suite does not have ({shown}"
-            f"{' ...' if len(stray) > 3 else ''}): it comes from another suite."
-        )
-    if {"plugin", "plugin_version"} <= set(frame.columns):
-        pairs = frame[["plugin", "plugin_version"]].drop_duplicates().itertuples(index=False)
-        for plugin, version in pairs:
-            installed = registry.plugins.get(plugin)
-            if installed is not None and str(version) != str(installed):
-                raise SuiteError(
-                    f"{where} was made with {plugin} {version}; {installed} is installed."
-                    " Re-run the suite and export its results again."
-                )

@@ -539,7 +539,7 @@ def _claim_cells(registry: Any, spec: Any, names: tuple[str, ...]) -> Any:
     """``spec`` with only the cells the claims ``names`` need (``--claim``)."""
     import dataclasses
 
-    from harness.claims import cells_of, suite_claims
+    from harness.evidence import cells_of, suite_claims
 
     added = [
         option.split(" ", 1)[1].split("[", 1)[0].strip()
@@ -558,7 +558,7 @@ def _claim_cells(registry: Any, spec: Any, names: tuple[str, ...]) -> Any:
 def _claims_fail(verdicts: list[Any]) -> bool:
     """Whether ``--strict-claims`` fails: a claim not reproduced, uninformative, not run or
     in error (a paper's CI must not pass on a claim it could not evaluate)."""
-    from harness.claims import Status
+    from harness.verdicts import Status
 
     failing = (Status.NOT_REPRODUCED, Status.UNINFORMATIVE, Status.NOT_RUN, Status.ERROR)
     return any(v.status in failing for v in verdicts)
@@ -566,7 +566,8 @@ def _claims_fail(verdicts: list[Any]) -> bool:
 
 def _verdicts(registry: Any, spec: Any, results: Any, names: tuple[str, ...] = ()) -> list[Any]:
     """Evaluate the claims ``spec`` touches (or ``names``) on ``results``."""
-    from harness.claims import evaluate_claims, suite_claims
+    from harness.claims import evaluate_claims
+    from harness.evidence import suite_claims
     from harness.report import tidy_results
 
     claims = suite_claims(registry, spec.cells, names)
@@ -589,7 +590,7 @@ def _print_verdicts(verdicts: list[Any], fmt: str = "table") -> None:
     """The verdict table (one line per claim), its notes and the count line."""
     import json
 
-    from harness.claims import HEADER, count_line, table_rows, verdicts_markdown
+    from harness.verdicts import HEADER, count_line, table_rows, verdicts_markdown
 
     if fmt == "json":
         click.echo(json.dumps([v.as_dict() for v in verdicts], indent=1))
@@ -773,8 +774,9 @@ def _report_key(
     import json
 
     from harness import __version__, claims, report
+    from harness import verdicts as verdict_module
 
-    files = {Path(m.__file__) for m in (report, claims)}
+    files = {Path(m.__file__) for m in (report, claims, verdict_module)}
     for entry in registry.entries["report"].values():
         source = inspect.getsourcefile(entry.cls)
         if source:
@@ -912,7 +914,7 @@ def claims(
     """
     import pandas as pd
 
-    from harness.claims import check_results, of_cells, read_results
+    from harness.evidence import check_results, of_cells, read_results
 
     registry, spec = _suite(suite, _overrides(shape))
     if results_files:

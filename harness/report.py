@@ -21,10 +21,10 @@ from typing import Any
 
 import numpy as np
 
-from harness.claims import HEADER, Verdict, count_line, table_rows, verdicts_markdown
 from harness.components import RESULT_COLUMNS, Curve, Skip, params_fields
 from harness.lazy import LazyModule
 from harness.registry import Registry
+from harness.verdicts import HEADER, Verdict, count_line, table_rows, verdicts_markdown
 
 pd = LazyModule("pandas")  # imported when a table is built (light plugin imports)
 

@@ -31,6 +31,7 @@ __all__ = [
     "binomial_rate",
     "equivalence",
     "holm",
+    "json_ready",
     "loglog_slope",
     "minimum_detectable_effect",
     "one_sample",
@@ -88,10 +89,10 @@ class Estimate:
 
     def as_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (``nan`` kept as ``None``)."""
-        return {k: _json_number(v) for k, v in asdict(self).items()}
+        return {k: json_ready(v) for k, v in asdict(self).items()}
 
 
-def _json_number(value: Any) -> Any:
+def json_ready(value: Any) -> Any:
     """``value`` made JSON-ready: numpy scalars as Python numbers, nan and inf as None,
     recursively through dicts and lists."""
     if isinstance(value, np.generic):
@@ -99,9 +100,9 @@ def _json_number(value: Any) -> Any:
     if isinstance(value, float) and not math.isfinite(value):
         return None
     if isinstance(value, dict):
-        return {k: _json_number(v) for k, v in value.items()}
+        return {k: json_ready(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_json_number(v) for v in value]
+        return [json_ready(v) for v in value]
     return value
 
 

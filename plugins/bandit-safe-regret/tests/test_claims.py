@@ -12,7 +12,8 @@ import pytest
 from harness_bandit_safe_regret import claims
 from harness_bandit_safe_regret.claims import CLAIMS, OPPONENTS
 
-from harness.claims import Status, evaluate_claims, read_results, verdicts_markdown
+from harness.claims import Status, evaluate_claims, verdicts_markdown
+from harness.evidence import read_results
 
 PLUGIN = Path(__file__).resolve().parents[1]
 EVIDENCE = PLUGIN / "results" / "bandit-safe-regret-claims.parquet"
