@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
 from harness_icl_gmm.data import ContextMeans, softmax
 
 __all__ = [

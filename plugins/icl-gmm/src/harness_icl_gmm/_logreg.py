@@ -10,6 +10,7 @@ are (c (d + 1))-square, so one batched solve per step serves every prompt.
 from __future__ import annotations
 
 import numpy as np
+
 from harness_icl_gmm.data import Prompts, softmax
 
 __all__ = ["fit_predict"]

@@ -15,8 +15,9 @@ from contextlib import contextmanager
 
 import numpy as np
 import torch
-from harness_icl_gmm.data import Prompts
 from torch import nn
+
+from harness_icl_gmm.data import Prompts
 
 __all__ = ["SetTransformer", "tokens", "train"]
 

@@ -6,10 +6,10 @@ from dataclasses import dataclass
 from typing import Annotated, ClassVar
 
 import numpy as np
-from harness_icl_gmm.data import IclData, MixtureLaw
 from pydantic import Field
 
 from harness import Dataset
+from harness_icl_gmm.data import IclData, MixtureLaw
 
 __all__ = ["GaussianMixture", "GaussianMixtureShift", "covariance"]
 
