@@ -49,7 +49,15 @@ benchmark: install  ## speed targets of every issue, measured with pytest-benchm
 	$(BIN)/pytest -q plugins --benchmark-enable --benchmark-only -p no:randomly; b=$$?; \
 	test $$a -eq 0 -a $$b -eq 0
 
-bench: install  ## the speed tables (issue 20's harness figures, margin-qml's simulator vs PennyLane), every goal checked (about 3 min; quiet machine)
+# benchopt, for the whole-command comparison of `make bench` only: its own environment, so that
+# nothing of it pins a package of the harness's (issue 31)
+BENCHOPT_VENV := .venv-benchopt
+$(BENCHOPT_VENV)/.installed:
+	test -x $(BENCHOPT_VENV)/bin/python || $(PYTHON) -m venv $(BENCHOPT_VENV)
+	$(BENCHOPT_VENV)/bin/python -m pip install --quiet benchopt==1.10.0
+	touch $@
+
+bench: install $(BENCHOPT_VENV)/.installed  ## the speed tables (issues 20 and 31: per-cell, start-up, reports, against benchopt, cost as work grows; margin-qml simulator vs PennyLane), every goal checked (about 8 min; quiet machine)
 	$(BIN)/pytest -q benchmarks --benchmark-enable -p no:randomly -s; a=$$?; \
 	$(BIN)/pytest -q plugins/margin-qml/benchmarks --benchmark-enable -p no:randomly -s; b=$$?; \
 	test $$a -eq 0 -a $$b -eq 0

@@ -29,7 +29,7 @@ HERE = Path(__file__).parent
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     if not FIGURES:
         return
-    terminalreporter.section("issue-20 speed figures")
+    terminalreporter.section("speed figures (issues 20 and 31)")
     for figure, measured, goal in FIGURES:
         terminalreporter.write_line(f"{figure:<62} {measured:<34} goal {goal}")
 

@@ -166,10 +166,12 @@ def test_start_up_of_run_and_list(benchmark, full, probe_env, suite_file, new_st
 
     runs, listings = _once(benchmark, measure)
     run, listing = statistics.median(runs), statistics.median(listings)
-    record("`harness run` of a 1-cell suite, whole process", _median_of(runs), "<= 2 s")
-    record("`harness list`, whole process", _median_of(listings), "<= 1 s")
+    record(
+        "`harness run` of a 1-cell suite, whole process", _median_of(runs), "<= 1.2 s (issue 31)"
+    )
+    record("`harness list`, whole process", _median_of(listings), "<= 0.5 s (issue 31)")
     if full:
-        assert run <= 2.0 and listing <= 1.0
+        assert run <= 1.2 and listing <= 0.5
 
 
 def _median_of(seconds: list[float]) -> str:
