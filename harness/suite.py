@@ -47,9 +47,12 @@ __all__ = [
     "MAX_YAML_NODES",
     "NAME_MAX",
     "Cell",
+    "EffectiveRun",
+    "EffectiveSuite",
     "Overrides",
     "Suite",
     "check_name",
+    "load_logged_suite",
     "load_suite",
     "parse_duration",
     "safe_name",
@@ -114,6 +117,35 @@ class _SuiteFile(_Model):
     timeout: Any = None
     include: list[str] = []
     runs: list[_Run] = []
+
+
+class EffectiveRun(pydantic.BaseModel):
+    """One run of the effective suite as ``harness run`` logs it: every configuration
+    spelled out (``[name, full params]``), its seeds, its timeout in seconds and the
+    experiment (the name of the suite file that declares the run) it is logged to."""
+
+    model_config = pydantic.ConfigDict(extra="forbid")
+    file: str = ""
+    run: int = 0
+    experiment: str = ""  # empty in suites logged before 2 Dec. 2026: the top suite's
+    task: str
+    seeds: list[int]
+    timeout: float | None = None
+    metrics: list[tuple[str, dict[str, Any]]] = []
+    datasets: list[tuple[str, dict[str, Any]]]
+    methods: list[tuple[str, dict[str, Any]]]
+
+
+class EffectiveSuite(pydantic.BaseModel):
+    """The effective suite (:attr:`Suite.expanded`): includes resolved, overrides and
+    selections applied (``overrides``, as options), defaults filled in. ``harness run`` logs
+    ``model_dump(mode="json")`` as ``suite.yaml``; :func:`load_logged_suite` reads it back."""
+
+    model_config = pydantic.ConfigDict(extra="forbid")
+    name: str
+    description: str = ""
+    overrides: list[str] = []
+    runs: list[EffectiveRun] = []
 
 
 # The model that applies at a place, by the string parts of the place (for unknown keys).
@@ -611,10 +643,11 @@ def _path(loc: tuple[Any, ...]) -> str:
     return out
 
 
-def _message(error: dict[str, Any]) -> str:
+def _message(error: dict[str, Any], models: dict[tuple[str, ...], type] = _MODEL_AT) -> str:
+    """A pydantic error as one line; ``models`` maps places to the model whose keys apply."""
     kind, loc, value = error["type"], error["loc"], error.get("input")
     if kind == "extra_forbidden":
-        model = _MODEL_AT.get(tuple(p for p in loc[:-1] if isinstance(p, str)))
+        model = models.get(tuple(p for p in loc[:-1] if isinstance(p, str)))
         allowed = ", ".join(model.model_fields) if model else "(none)"
         return f"unknown key {_short(loc[-1])}. Allowed here: {allowed}. {_DOCS}"
     if kind == "missing":
@@ -1070,15 +1103,73 @@ def load_suite(path: str | Path, registry: Registry, overrides: Overrides | None
     if problems:
         raise _problems(problems)
     _check_cap(path, runs, overrides.max_cells)
+    head = EffectiveSuite(name=top.name, description=top.description, overrides=overrides.options())
+    return _build(path, head, runs, registry, overrides)
+
+
+def load_logged_suite(text: str, source: str, registry: Registry) -> Suite:
+    """The suite a ``harness run`` logged (the text of its ``suite.yaml``, the dump of
+    :class:`EffectiveSuite`), read back through that model and expanded again with the
+    installed plugins: each configuration's params are validated again and each cell's
+    plugin versions and code fingerprints are today's, so its ``cell_hash`` is the one a
+    run of that suite would give now.
+
+    :param text: the logged YAML text (read with the same limits as a suite file).
+    :param source: what the text is, for messages (``"suite.yaml of run 1a2b"``).
+    :param registry: components to resolve names against.
+    :returns: the :class:`Suite`; each cell's ``experiment`` is its run's (empty for a
+        suite logged before runs named their experiment), ``expanded`` the logged suite.
+    :raises SuiteError: naming ``source`` and the place, when the text is not such a suite
+        or a component or param it names no longer exists or validates.
+    """
+    raw = _parse_yaml(source, text)
+    try:
+        logged = EffectiveSuite.model_validate(raw)
+    except pydantic.ValidationError as err:
+        models = {(): EffectiveSuite, ("runs",): EffectiveRun}
+        lines = [f"{source}: {_path(e['loc'])}: {_message(e, models)}" for e in err.errors()]
+        raise SuiteError("\n".join(dict.fromkeys(lines[:20]))) from None
+    problems: list[str] = []
+    runs = [_logged_run(source, i, run, problems) for i, run in enumerate(logged.runs)]
+    if problems:
+        raise _problems(problems)
+    suite = _build(Path(source), logged, runs, registry, Overrides())
+    suite.expanded = logged.model_dump(mode="json")  # as logged, file names and all
+    return suite
+
+
+def _logged_run(source: str, index: int, run: EffectiveRun, problems: list[str]) -> _FlatRun:
+    """A logged run as a run of the effective suite (no grid: every configuration listed)."""
+    place = f"{source}: runs[{index}]"
+
+    def items(entries: list[tuple[str, dict[str, Any]]], kind: str) -> list[_Item]:
+        return [
+            _Item(name, dict(params), {}, f"{place}.{kind}[{j}]")
+            for j, (name, params) in enumerate(entries)
+        ]
+
+    seeds = _seeds(run.seeds, None, f"{place}.", problems)
+    datasets, methods = items(run.datasets, "datasets"), items(run.methods, "methods")
+    return _FlatRun(
+        Path(source), index, run.task, datasets, methods, items(run.metrics, "metrics"),
+        seeds or [], _timeout(run.timeout, f"{place}.timeout", problems), run.experiment,
+    )  # fmt: skip
+
+
+def _build(
+    path: Path, head: EffectiveSuite, runs: list[_FlatRun], registry: Registry, ov: Overrides
+) -> Suite:
+    """Expand ``runs`` into the suite's cells; ``head`` gets the expanded runs."""
+    problems: list[str] = []
     cells: list[Cell] = []
-    expanded_runs: list[dict[str, Any]] = []
+    expanded_runs: list[EffectiveRun] = []
     hits: dict[str, list[str]] = {}  # selection option -> configurations it matched
     seen: dict[str, list[str]] = {}  # selection option -> configurations it was tried on
     tasks = set(registry.tasks())
     for run in runs:
         _expand(run, registry, tasks, problems, cells, expanded_runs, (hits, seen))
-    for text in overrides.datasets + overrides.methods:
-        kind = "dataset" if text in overrides.datasets else "method"
+    for text in ov.datasets + ov.methods:
+        kind = "dataset" if text in ov.datasets else "method"
         option = _option(f"--{kind}", text)
         if "[" in text and option not in hits and not any(p.startswith(option) for p in problems):
             tried = "; ".join(dict.fromkeys(seen.get(option, [])).keys()) or "none"
@@ -1091,13 +1182,9 @@ def load_suite(path: str | Path, registry: Registry, overrides: Overrides | None
     if not cells:
         raise SuiteError(f"{path}: runs: the suite (with its includes) has no cells.")
     cells = list({c.cell_hash: c for c in cells}.values())  # a config listed twice runs once
-    expanded = {
-        "name": top.name,
-        "description": top.description,
-        "overrides": overrides.options(),
-        "runs": expanded_runs,
-    }
-    return Suite(top.name, path, top.description, cells, expanded)
+    effective = head.model_copy(update={"runs": expanded_runs})
+    expanded = effective.model_dump(mode="json")
+    return Suite(head.name, path, head.description, cells, expanded)
 
 
 def _problems(problems: list[str], limit: int = 20) -> SuiteError:
@@ -1124,17 +1211,17 @@ def _expand(run, registry, tasks, problems, cells, expanded_runs, selection) -> 
     datasets = list({_canonical(d[:2]): d for d in datasets}.values())  # listed twice: once
     methods = list({_canonical(m[:2]): m for m in methods}.values())
     expanded_runs.append(
-        {
-            "file": str(run.file),
-            "run": run.index,
-            "experiment": run.experiment,
-            "task": run.task,
-            "seeds": list(run.seeds),
-            "timeout": run.timeout,
-            "metrics": [list(m) for m in metrics],
-            "datasets": [list(d[:2]) for d in datasets],
-            "methods": [list(m[:2]) for m in methods],
-        }
+        EffectiveRun(
+            file=str(run.file),
+            run=run.index,
+            experiment=run.experiment,
+            task=run.task,
+            seeds=list(run.seeds),
+            timeout=run.timeout,
+            metrics=list(metrics),
+            datasets=[d[:2] for d in datasets],
+            methods=[m[:2] for m in methods],
+        )
     )
     metric_plugins = {registry.get("metric", run.task, m).plugin for m, _ in metrics}
     for (dname, dparams, dver), (mname, mparams, mver), seed in itertools.product(

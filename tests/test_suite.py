@@ -371,3 +371,33 @@ def test_a_yaml_boolean_for_an_optional_number_is_refused():
     with pytest.raises(ParamsError, match=r"cap: expected .*got True \(YAML reads yes"):
         validate_params(Component, {"cap": True})
     assert validate_params(Component, {"flag": True}).flag is True  # a bool is allowed here
+
+
+def test_a_logged_suite_reads_back_to_the_same_cells(registry, write_suite):
+    import yaml
+
+    from harness.suite import load_logged_suite
+
+    write_suite(BASE.replace("toy-suite", "child"), "child.yaml")
+    run = "  - {task: toy, datasets: [noise], methods: [boom]}\n"
+    top = f"name: top\ninclude: [child.yaml]\nruns:\n{run}"
+    suite = load_suite(write_suite(top, "top.yaml"), registry, Overrides(seeds="3,4"))
+    text = yaml.safe_dump(suite.expanded, sort_keys=False)  # what harness run logs
+    back = load_logged_suite(text, "suite.yaml of run 1", registry)
+    assert [c.cell_hash for c in back.cells] == [c.cell_hash for c in suite.cells]
+    assert [c.experiment for c in back.cells] == [c.experiment for c in suite.cells]
+    assert {c.experiment for c in back.cells} == {"child", "top"}
+    assert back.name == "top" and back.expanded == suite.expanded
+
+
+def test_a_logged_suite_that_no_longer_loads_names_its_source_and_place(registry):
+    from harness.suite import load_logged_suite
+
+    run = "{task: toy, seeds: [0], datasets: [[noise, {}]], methods: [[gone, {}]]}"
+    text = f"name: s\nruns:\n- {run}\n"
+    with pytest.raises(SuiteError, match=r"suite.yaml of run 1: runs\[0\].methods\[0\]"):
+        load_logged_suite(text, "suite.yaml of run 1", registry)
+    with pytest.raises(
+        SuiteError, match=r"run 1: runs\[0\].extra: unknown key 'extra'. Allowed here: file, run"
+    ):
+        load_logged_suite(text.replace("seeds", "extra: 1, seeds"), "suite.yaml of run 1", registry)
