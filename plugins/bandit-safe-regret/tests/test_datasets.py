@@ -89,7 +89,7 @@ def test_random_symmetric_full_support_draw_has_min_delta_and_is_seed_determinis
 
 
 def test_t_below_one_is_rejected_naming_t():
-    with pytest.raises(ValueError, match="T must be >= 1"):
+    with pytest.raises(ValueError, match=r"T\n  Input should be greater than or equal to 1"):
         RockPaperScissors.Params(T=0)
 
 

@@ -59,7 +59,7 @@ class Seat:
     actions: tuple[str, ...]
     opponent_actions: tuple[str, ...]
 
-    def __post_init__(self) -> None:
+    def __post_init__(self) -> None:  # invariants of a data record, not Params
         payoffs = np.asarray(self.payoffs, dtype=float)
         if payoffs.ndim != 3:
             raise ValueError(
@@ -150,7 +150,7 @@ class GameData:
     comparator_epsilon: float = 0.0
     extensive: object | None = None
 
-    def __post_init__(self) -> None:
+    def __post_init__(self) -> None:  # invariants of a data record, not Params
         if self.T < 1:
             raise ValueError(f"T must be >= 1, got {self.T}")
         if self.opponent not in OPPONENTS:
@@ -223,7 +223,7 @@ class PlayOutput:
     alpha: np.ndarray
     phase_switches: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
-    def __post_init__(self) -> None:
+    def __post_init__(self) -> None:  # invariants of a data record, not Params
         names = (
             "expected_payoff",
             "realised_payoff",

@@ -63,7 +63,7 @@ class Treeplex:
     children: tuple[tuple[int, ...], ...]
     sequences: tuple[str, ...]
 
-    def __post_init__(self) -> None:
+    def __post_init__(self) -> None:  # invariants of a data record, not Params
         flat = sorted(s for c in self.children for s in c)
         if flat != list(range(len(self.sequences))):
             raise ValueError("Treeplex children must partition the sequences 0..n-1")
@@ -182,7 +182,7 @@ class ExtensiveSeat:
     alice_plans: np.ndarray
     opponent_plans: np.ndarray
 
-    def __post_init__(self) -> None:
+    def __post_init__(self) -> None:  # invariants of a data record, not Params
         shape = (self.alice.n_sequences, self.opponent.n_sequences)
         if self.payoff.shape != shape or not np.all(np.isfinite(self.payoff)):
             raise ValueError(f"ExtensiveSeat.payoff must be finite with shape {shape}")

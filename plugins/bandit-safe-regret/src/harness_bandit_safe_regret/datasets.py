@@ -5,10 +5,12 @@ Source: docs/papers/bandit-safe-regret.md §4 (games and opponents of the benchm
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import ClassVar, Literal
+from dataclasses import field
+from typing import Annotated, ClassVar, Literal
 
 import numpy as np
+from pydantic import AfterValidator, Field
+from pydantic.dataclasses import dataclass
 
 from harness import Dataset
 from harness_bandit_safe_regret import _games as games
@@ -25,23 +27,25 @@ __all__ = [
 ]
 
 
+Epsilon = Annotated[float, Field(ge=0, lt=1)]
+"""comparator_epsilon: the weight of the uniform strategy in mu_c, in [0, 1)."""
+
+
+def _odd(n: int) -> int:
+    if n % 2 == 0:
+        raise ValueError(f"must be odd, got {n}")
+    return n
+
+
 @dataclass
 class GameParams:
     """Parameters shared by every game dataset (see the dataset docstrings)."""
 
-    T: int = 10_000
+    T: Annotated[int, Field(ge=1)] = 10_000
     opponent: Opponent = "best-response"
     fixed_strategy: list[float] = field(default_factory=list)
-    switch_tv: float = 0.1
-    comparator_epsilon: float = 0.0
-
-    def __post_init__(self) -> None:
-        if self.T < 1:
-            raise ValueError(f"T must be >= 1, got {self.T}")
-        if not 0.0 <= self.switch_tv <= 1.0:
-            raise ValueError(f"switch_tv must be in [0, 1], got {self.switch_tv}")
-        if not 0.0 <= self.comparator_epsilon < 1.0:
-            raise ValueError(f"comparator_epsilon must be in [0, 1), got {self.comparator_epsilon}")
+    switch_tv: Annotated[float, Field(ge=0, le=1)] = 0.1
+    comparator_epsilon: Epsilon = 0.0
 
 
 _PARAMS_DOC = """
@@ -204,12 +208,7 @@ class WeightedRps(_MatrixGame):
 class RpslsParams(GameParams):
     """GameParams plus the number of actions."""
 
-    n_actions: int = 5
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        if self.n_actions < 3 or self.n_actions % 2 == 0:
-            raise ValueError(f"n_actions must be odd and >= 3, got {self.n_actions}")
+    n_actions: Annotated[int, Field(ge=3), AfterValidator(_odd)] = 5
 
 
 class Rpsls(_MatrixGame):
@@ -237,19 +236,14 @@ class Rpsls(_MatrixGame):
 class RandomSymmetricParams(GameParams):
     """GameParams plus the size and the full-support rule of random symmetric games."""
 
-    n_actions: int = 5
+    n_actions: Annotated[int, Field(ge=2)] = 5
     selection: Literal["full-support", "perturb"] = "full-support"
-    min_delta: float = 0.02
-    max_draws: int = 5000
+    min_delta: Annotated[float, Field(gt=0)] = 0.02
+    max_draws: Annotated[int, Field(ge=1)] = 5000
 
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        if self.n_actions < 2:
-            raise ValueError(f"n_actions must be >= 2, got {self.n_actions}")
-        if not 0.0 < self.min_delta < 1.0 / self.n_actions:
+    def __post_init__(self) -> None:  # a constraint between two fields
+        if self.min_delta >= 1.0 / self.n_actions:
             raise ValueError(f"min_delta must be in (0, 1/n_actions), got {self.min_delta}")
-        if self.max_draws < 1:
-            raise ValueError(f"max_draws must be >= 1, got {self.max_draws}")
 
 
 class RandomSymmetric(_MatrixGame):
@@ -300,7 +294,7 @@ class RandomSymmetric(_MatrixGame):
 class KuhnParams(GameParams):
     """GameParams with the comparator perturbed by default (Kuhn's Nash is not full support)."""
 
-    comparator_epsilon: float = 0.1
+    comparator_epsilon: Epsilon = 0.1
     comparator_form: Literal["uniform-mix", "behavioural"] = "uniform-mix"
 
 

@@ -6,8 +6,10 @@ NeurIPS 2014; Auer et al. 2002; Neu 2015; Zimmert & Seldin 2021 (see the class d
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, Field
+from pydantic.dataclasses import dataclass
 
 from harness import Method, Skip
 from harness_bandit_safe_regret._agents import ABProd, Comparator, PhasedAggression
@@ -30,20 +32,31 @@ __all__ = [
 TASK = "bandit-safe-regret"
 
 
+def _unit_or_off(value: float) -> float:
+    if value != -1.0 and not 0.0 <= value <= 1.0:
+        raise ValueError(f"must be in [0, 1] or -1 (off), got {value}")
+    return value
+
+
+def _nonnegative_or_off(value: float) -> float:
+    if value != -1.0 and value < 0:
+        raise ValueError(f"must be >= 0 or -1 (off), got {value}")
+    return value
+
+
+Scale = Annotated[float, Field(gt=0)]
+FixedAlpha = Annotated[float, AfterValidator(_unit_or_off)]
+"""fixed_alpha: a value in [0, 1] holds alpha there (ablation); -1 turns it off."""
+
+
 @dataclass
 class PhasedParams:
     """Phase-threshold scale, base learner and ablation switches of phased aggression."""
 
-    c0: float = 1.0
+    c0: Scale = 1.0
     learner: Literal["exp3", "exp3-ix", "tsallis-inf"] = "exp3-ix"
     reset: bool = True
-    fixed_alpha: float = -1.0
-
-    def __post_init__(self) -> None:
-        if self.c0 <= 0:
-            raise ValueError(f"c0 must be > 0, got {self.c0}")
-        if self.fixed_alpha != -1.0 and not 0.0 <= self.fixed_alpha <= 1.0:
-            raise ValueError(f"fixed_alpha must be in [0, 1] or -1 (off), got {self.fixed_alpha}")
+    fixed_alpha: FixedAlpha = -1.0
 
 
 class PhasedAggressionBandit(Method):
@@ -96,11 +109,7 @@ class PhasedAggressionBandit(Method):
 class FullParams:
     """Phase-threshold scale of full-information phased aggression."""
 
-    c0: float = 1.0
-
-    def __post_init__(self) -> None:
-        if self.c0 <= 0:
-            raise ValueError(f"c0 must be > 0, got {self.c0}")
+    c0: Scale = 1.0
 
 
 class PhasedAggressionFull(Method):
@@ -244,27 +253,13 @@ class SequenceFormParams:
     sequence-form phased aggression (defaults: the paper's reconstruction, c0 = 1; the
     certified test, the guard and eta_scale are this benchmark's labelled variants)."""
 
-    c0: float = 1.0
+    c0: Scale = 1.0
     test: Literal["certified", "paper"] = "paper"
-    guard: float = -1.0
-    eta_scale: float = 1.0
-    confidence: float = 0.01
+    guard: Annotated[float, AfterValidator(_nonnegative_or_off)] = -1.0  # loss units
+    eta_scale: Scale = 1.0
+    confidence: Annotated[float, Field(gt=0, lt=1)] = 0.01
     reset: bool = True
-    fixed_alpha: float = -1.0
-
-    def __post_init__(self) -> None:
-        if self.c0 <= 0:
-            raise ValueError(f"c0 must be > 0, got {self.c0}")
-        if self.test not in ("certified", "paper"):
-            raise ValueError(f"test must be 'certified' or 'paper', got {self.test!r}")
-        if self.guard != -1.0 and self.guard < 0:
-            raise ValueError(f"guard must be >= 0 (loss units) or -1 (off), got {self.guard}")
-        if self.eta_scale <= 0:
-            raise ValueError(f"eta_scale must be > 0, got {self.eta_scale}")
-        if not 0.0 < self.confidence < 1.0:
-            raise ValueError(f"confidence must be in (0, 1), got {self.confidence}")
-        if self.fixed_alpha != -1.0 and not 0.0 <= self.fixed_alpha <= 1.0:
-            raise ValueError(f"fixed_alpha must be in [0, 1] or -1 (off), got {self.fixed_alpha}")
+    fixed_alpha: FixedAlpha = -1.0
 
 
 def _sequence_form_data(data: GameData, name: str):

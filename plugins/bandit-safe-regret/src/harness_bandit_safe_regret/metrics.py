@@ -6,10 +6,11 @@ payoff in [-1, 1] per round; one loss unit of the paper's reconstruction is two 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from typing import Annotated, Literal
 
 import numpy as np
+from pydantic import Field
+from pydantic.dataclasses import dataclass
 
 from harness import Curve, Metric
 from harness_bandit_safe_regret._data import GameData, PlayOutput
@@ -56,13 +57,7 @@ class RegretParams:
 
     values: Literal["expected", "realised"] = "expected"
     curve: bool = True
-    max_points: int = 1000
-
-    def __post_init__(self) -> None:
-        if self.max_points < 0:
-            raise ValueError(
-                f"max_points must be >= 0 (0 keeps every round), got {self.max_points}"
-            )
+    max_points: Annotated[int, Field(ge=0)] = 1000  # 0 keeps every round
 
 
 class RegretVsComparator(Metric):
@@ -262,11 +257,7 @@ class FinalAlpha(Metric):
 class SlopeParams:
     """The final window of rounds over which the exploitation slope is averaged."""
 
-    fraction: float = 0.1
-
-    def __post_init__(self) -> None:
-        if not 0.0 < self.fraction <= 1.0:
-            raise ValueError(f"fraction must be in (0, 1], got {self.fraction}")
+    fraction: Annotated[float, Field(gt=0, le=1)] = 0.1
 
 
 class ExploitationSlope(Metric):
