@@ -106,7 +106,8 @@ def test_synthetic_three_groups():
 @pytest.mark.parametrize(
     ("params", "match"),
     [
-        ({"proportions": (0.6, 0.6)}, "proportions"),
+        ({"proportions": (0.6, 0.6)}, "proportions"),  # cross-field: the shares sum to 1
+        ({"proportions": (-0.5, 1.5)}, "proportions"),  # declared: each share in (0, 1]
         ({"n_train": 3}, "n_train"),
         ({"noise": -1.0}, "noise"),
     ],

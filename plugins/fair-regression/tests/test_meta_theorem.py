@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from harness_fair_regression import datasets, methods, metrics
 
-# The meta-theorem's bound and rates are claims (``_claims.py``), decided by equivalence
+# The meta-theorem's bound and rates are claims (``claims.py``), decided by equivalence
 # tests on the committed evidence with a wrong variant each (``test_claims.py``); round 2's
 # "slopes equal when the interval covers 0" checks are gone.
 

@@ -8,7 +8,7 @@ Post-Processing", ICML 2025; baselines from Chzhen et al. (NeurIPS 2020), Le Gou
 from __future__ import annotations
 
 from harness import hookimpl
-from harness_fair_regression import _claims, datasets, methods, metrics, reports
+from harness_fair_regression import claims, datasets, methods, metrics, reports
 
 
 @hookimpl
@@ -49,5 +49,5 @@ def harness_reports() -> list[type]:
 @hookimpl
 def harness_claims() -> list[type]:
     """The papers' claims: DP by post-processing and its cost, the meta-theorem's bound and
-    rates, the alpha trade-off, equipy port fidelity (``_claims.py``)."""
-    return list(_claims.CLAIMS)
+    rates, the alpha trade-off, equipy port fidelity (``claims.py``)."""
+    return list(claims.CLAIMS)

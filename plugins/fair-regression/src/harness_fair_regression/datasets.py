@@ -28,9 +28,12 @@ Fraction = Annotated[float, Field(gt=0, lt=1)]
 Size = Annotated[int, Field(ge=8)]
 """Rows of a synthetic split: at least 4 per group of the default two."""
 NonNegative = Annotated[float, Field(ge=0)]
+Proportion = Annotated[float, Field(gt=0, le=1)]
+"""A group's share of the rows, in (0, 1]; that the shares sum to 1 is checked across them."""
 
 
 def _check_fractions(test_fraction: float, calib_fraction: float) -> None:
+    """Cross-field: each fraction is declared in (0, 1); together they must leave training rows."""
     if test_fraction + calib_fraction >= 0.9:
         raise ValueError(
             f"test_fraction + calib_fraction must be < 0.9 to leave a training split,"
@@ -97,15 +100,17 @@ def _group_counts(p: np.ndarray, n: int) -> np.ndarray:
 
 
 def _check_synthetic_sizes(params: object, n_groups: int) -> None:
+    """Cross-field: each size is declared >= 8; it needs >= 4 rows per group of ``proportions``."""
     for key in ("n_train", "n_calib", "n_test"):
         if getattr(params, key) < 4 * n_groups:
             raise ValueError(f"{key} must be >= 4 per group, got {getattr(params, key)}")
 
 
 def _check_proportions(proportions: tuple[float, ...]) -> np.ndarray:
+    """Across the values: each share is declared in (0, 1] (``Proportion``); they sum to 1."""
     p = np.asarray(proportions, dtype=float)
-    if p.size < 1 or np.any(p <= 0) or np.any(p > 1) or abs(p.sum() - 1) > 1e-9:
-        raise ValueError(f"proportions must be in (0, 1] and sum to 1, got {p.tolist()}")
+    if p.size < 1 or abs(p.sum() - 1) > 1e-9:
+        raise ValueError(f"proportions must sum to 1, got {p.tolist()}")
     return p
 
 
@@ -172,12 +177,13 @@ class SyntheticLinear(Dataset):
         n_calib: Size = 2000
         n_test: Size = 5000
         d: Annotated[int, Field(ge=1)] = 5
-        proportions: tuple[float, ...] = (0.7, 0.3)
+        proportions: tuple[Proportion, ...] = (0.7, 0.3)
         shift: float = 1.0
         bias: float = 1.0
         noise: NonNegative = 1.0
 
         def __post_init__(self) -> None:
+            # cross-field checks only; single-field constraints are declared above
             p = _check_proportions(self.proportions)
             _check_synthetic_sizes(self, p.size)
 
@@ -285,12 +291,13 @@ class SyntheticUnequalVariance(Dataset):
         n_test: Size = 5000
         model: Literal["linear", "lipschitz"] = "linear"
         d: Annotated[int, Field(ge=1)] = 5
-        proportions: tuple[float, ...] = (0.7, 0.3)
+        proportions: tuple[Proportion, ...] = (0.7, 0.3)
         scales: tuple[Annotated[float, Field(gt=0)], ...] = (1.0, 2.0)
         offsets: tuple[float, ...] = (0.0, 1.0)
         noise: NonNegative = 1.0
 
         def __post_init__(self) -> None:
+            # cross-field checks only; single-field constraints are declared above
             p = _check_proportions(self.proportions)
             _check_synthetic_sizes(self, p.size)
             if not len(self.scales) == len(self.offsets) == p.size:
@@ -397,7 +404,7 @@ class CommunitiesCrime(Dataset):
         test_fraction: Fraction = 0.2
         calib_fraction: Fraction = 0.2
 
-        def __post_init__(self) -> None:
+        def __post_init__(self) -> None:  # cross-field: the fractions leave training rows
             _check_fractions(self.test_fraction, self.calib_fraction)
 
     RACE = ("racepctblack", "racePctWhite", "racePctAsian", "racePctHisp")
@@ -471,7 +478,7 @@ class LawSchool(Dataset):
         test_fraction: Fraction = 0.2
         calib_fraction: Fraction = 0.2
 
-        def __post_init__(self) -> None:
+        def __post_init__(self) -> None:  # cross-field: the fractions leave training rows
             _check_fractions(self.test_fraction, self.calib_fraction)
 
     def load(self, params: LawSchool.Params, seed: int) -> FairRegressionData:
@@ -530,7 +537,7 @@ class Diabetes(Dataset):
         test_fraction: Fraction = 0.2
         calib_fraction: Fraction = 0.2
 
-        def __post_init__(self) -> None:
+        def __post_init__(self) -> None:  # cross-field: the fractions leave training rows
             _check_fractions(self.test_fraction, self.calib_fraction)
 
     def load(self, params: Diabetes.Params, seed: int) -> FairRegressionData:

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CLAIMS",
     "BoundKNN",
+    "BoundRidge",
     "DemographicParityCrime",
     "DemographicParityLaw",
     "EquipyPortFidelity",
@@ -39,6 +40,7 @@ __all__ = [
     "RiskCostLaw",
     "TradeOff",
     "dp_threshold",
+    "method_rows",
 ]
 
 TASK = "fair-regression"
@@ -90,9 +92,11 @@ def _close(value: Any, wanted: float) -> bool:
         return False
 
 
-def _rows(results: pd.DataFrame, method: str, **params: Any) -> pd.DataFrame:
-    """Rows of ``method`` whose ``method.<p>`` equals each of ``params``; a row without
-    the param (a method added in the subject's place has params of its own) is kept."""
+def method_rows(results: pd.DataFrame, method: str, **params: Any) -> pd.DataFrame:
+    """Rows of ``method`` in a ``harness results`` table whose ``method.<p>`` equals each of
+    ``params`` (params are strings there; numbers compare as numbers). A row without the
+    param (a method added in the subject's place has params of its own) is kept; a param
+    the table has no column for selects nothing out. Returns a slice of ``results``."""
     keep = results["method"].eq(method)
     for key, value in params.items():
         column = f"method.{key}"
@@ -169,13 +173,13 @@ class _DemographicParity(Claim):
     )
 
     def statistic(self, results: pd.DataFrame) -> Estimate:
-        post = _rows(results, "projection", **POST)
+        post = method_rows(results, "projection", **POST)
         ks = _per_seed(post, "ks-unfairness").to_numpy(float)
         return one_sample(ks, null=self.threshold, alternative="less")
 
     def control(self, results: pd.DataFrame) -> pd.DataFrame:
-        post = _rows(results, "projection", **POST)
-        return _swap(results, post, _rows(results, "unconstrained", regressor="ridge"))
+        post = method_rows(results, "projection", **POST)
+        return _swap(results, post, method_rows(results, "unconstrained", regressor="ridge"))
 
 
 # group sizes of the stratified 60/20/20 split: crime 1,023 / 970 rows, law 18,285 / 3,506
@@ -240,8 +244,8 @@ class _RiskCost(Claim):
     def statistic(self, results: pd.DataFrame) -> Estimate:
         import pandas as pd
 
-        base = _rows(results, "unconstrained", regressor="ridge")
-        post = _rows(results, "projection", **POST)
+        base = method_rows(results, "unconstrained", regressor="ridge")
+        post = method_rows(results, "projection", **POST)
         seeds = pd.DataFrame({"post": _per_seed(post, "mse"), "base": _per_seed(base, "mse"),
                               "unfair": _per_seed(base, "w2-unfairness")}).dropna()  # fmt: skip
         ratio = (seeds["post"] - seeds["base"]) / seeds["unfair"]
@@ -268,8 +272,8 @@ class RiskCostLaw(_RiskCost):
     )
 
     def control(self, results: pd.DataFrame) -> pd.DataFrame:
-        post = _rows(results, "projection", **POST)
-        uniform = _rows(results, "projection", **{**POST, "weights": "uniform"})
+        post = method_rows(results, "projection", **POST)
+        uniform = method_rows(results, "projection", **{**POST, "weights": "uniform"})
         return _swap(results, post, uniform)
 
 
@@ -293,8 +297,8 @@ class RiskCostCrime(_RiskCost):
     )
 
     def control(self, results: pd.DataFrame) -> pd.DataFrame:
-        post = _rows(results, "projection", **POST)
-        return _swap(results, post, _rows(results, "unconstrained", regressor="ridge"))
+        post = method_rows(results, "projection", **POST)
+        return _swap(results, post, method_rows(results, "unconstrained", regressor="ridge"))
 
 
 # -- the meta-theorem --------------------------------------------------------------------
@@ -309,7 +313,7 @@ BOUND_C = 2 * max(np.dot(PROPORTIONS, SCALES) / s for s in SCALES) ** 2
 scales group s by sbar / scale_s on the model, and (a + b)^2 <= 2 a^2 + 2 b^2."""
 
 
-class BoundKNN(Claim):
+class _Bound(Claim):
     """Fukuchi's meta-theorem as a bound: fair risk <= C (regression + transport risk).
 
     Source: Fukuchi, ICML 2025, meta-theorem (Section 4): the fair risk of the
@@ -317,21 +321,12 @@ class BoundKNN(Claim):
     estimating the transport maps, up to a constant.
     """
 
-    name = "meta-theorem-bound-knn"
     task = TASK
     source = FUKUCHI
     unit = "seed"
     subject = "projection"
-    statement = (
-        "On the Lipschitz model (d = 1) with groupwise k-NN (k = n^(2/3)) post-processed by"
-        " the barycenter map, at every n of the suite (main suite 500 to 32,000) the fair risk"
-        " E(g - g*)^2 is at"
-        f" most C = 2 max_s (sbar / scale_s)^2 = {BOUND_C:.2f} times regression risk plus"
-        " transport risk: the per-seed maximum over n of the ratio has mean below C."
-    )
-    requires = (Cells("synthetic-unequal-variance", ("projection",), LIPSCHITZ,
-                      {"regressor": "knn-rate"}, min_seeds=5),)  # fmt: skip
     hypothesis = Less(BOUND_C)
+    subject_params: ClassVar[dict[str, Any]]
     control_description = (
         "the fair risks reversed along n within each seed (a fair risk that does not fall"
         " with its regression and transport terms): the bound must break"
@@ -339,7 +334,7 @@ class BoundKNN(Claim):
 
     def _cells(self, results: pd.DataFrame) -> pd.DataFrame:
         rows = self.requires[0].rows(results)
-        return _rows(rows, "projection", regressor="knn-rate").sort_values(
+        return method_rows(rows, "projection", **self.subject_params).sort_values(
             ["seed", "dataset.n_train"], key=lambda c: c.astype(float)
         )
 
@@ -355,6 +350,44 @@ class BoundKNN(Claim):
             rows.groupby("seed")["fair-risk"].transform(lambda v: v.to_numpy()[::-1]).to_numpy()
         )
         return rows
+
+
+class BoundKNN(_Bound):
+    """The meta-theorem's bound for groupwise k-NN on the Lipschitz model.
+
+    Source: Fukuchi, ICML 2025, meta-theorem (Section 4).
+    """
+
+    name = "meta-theorem-bound-knn"
+    subject_params: ClassVar[dict[str, Any]] = {"regressor": "knn-rate"}
+    statement = (
+        "On the Lipschitz model (d = 1) with groupwise k-NN (k = n^(2/3)) post-processed by"
+        " the barycenter map, at every n of the suite (main suite 500 to 32,000) the fair risk"
+        " E(g - g*)^2 is at"
+        f" most C = 2 max_s (sbar / scale_s)^2 = {BOUND_C:.2f} times regression risk plus"
+        " transport risk: the per-seed maximum over n of the ratio has mean below C."
+    )
+    requires = (Cells("synthetic-unequal-variance", ("projection",), LIPSCHITZ,
+                      {"regressor": "knn-rate"}, min_seeds=5),)  # fmt: skip
+
+
+class BoundRidge(_Bound):
+    """The meta-theorem's bound for ridge on the linear model (a second function class).
+
+    Source: Fukuchi, ICML 2025, meta-theorem (Section 4).
+    """
+
+    name = "meta-theorem-bound-ridge"
+    subject_params: ClassVar[dict[str, Any]] = {"regressor": "ridge", "map_rows": 0}
+    statement = (
+        "On the linear model (d = 5, unequal group variances) with ridge post-processed by"
+        " the barycenter map, at every n of the suite (main suite 250 to 16,000) the fair risk"
+        f" is at most C = {BOUND_C:.2f} times regression risk plus transport risk (the same"
+        " C: the map scales group s by sbar / scale_s here too): the per-seed maximum over n"
+        " of the ratio has mean below C."
+    )
+    requires = (Cells("synthetic-unequal-variance", ("projection",), LINEAR,
+                      {"regressor": "ridge"}, min_seeds=5),)  # fmt: skip
 
 
 class _FairRate(Claim):
@@ -375,14 +408,14 @@ class _FairRate(Claim):
 
     def _subject(self, results: pd.DataFrame) -> pd.DataFrame:
         rows = self.requires[0].rows(results)
-        return _rows(rows, "projection", regressor=self.regressor, **self.subject_params)
+        return method_rows(rows, "projection", regressor=self.regressor, **self.subject_params)
 
     def statistic(self, results: pd.DataFrame) -> Estimate:
         return _slope_estimate(self._subject(results), "fair-risk", self.exponent)
 
     def control(self, results: pd.DataFrame) -> pd.DataFrame:
         rows = self.requires[-1].rows(results)
-        source = _rows(rows, "projection", **self.control_params)
+        source = method_rows(rows, "projection", **self.control_params)
         return _swap(results, self._subject(results), source)
 
 
@@ -497,7 +530,7 @@ class TradeOff(Claim):
     )
 
     def _cells(self, results: pd.DataFrame) -> pd.DataFrame:
-        rows = _rows(results, "partial-fairness", regressor="oracle")
+        rows = method_rows(results, "partial-fairness", regressor="oracle")
         alpha = rows["method.alpha"].astype(float)
         return rows[(alpha > 0) & (alpha < 1)]
 
@@ -546,14 +579,14 @@ class EquipyPortFidelity(Claim):
     )
 
     def statistic(self, results: pd.DataFrame) -> Estimate:
-        port = _rows(results, "projection", convention="equipy", jitter=0)
-        peer = _rows(results, "equipy-fair-wasserstein", sigma=0)
+        port = method_rows(results, "projection", convention="equipy", jitter=0)
+        peer = method_rows(results, "equipy-fair-wasserstein", sigma=0)
         ours, theirs = _paired(_per_seed(port, "mse"), _per_seed(peer, "mse"))
         return equivalence(np.abs(ours - theirs), 0.0, self.margin)
 
     def control(self, results: pd.DataFrame) -> pd.DataFrame:
-        port = _rows(results, "projection", convention="equipy", jitter=0)
-        rule = _rows(results, "projection", **POST)
+        port = method_rows(results, "projection", convention="equipy", jitter=0)
+        rule = method_rows(results, "projection", **POST)
         return _swap(results, port, rule)
 
 
@@ -563,6 +596,7 @@ CLAIMS: list[type[Claim]] = [
     RiskCostCrime,
     RiskCostLaw,
     BoundKNN,
+    BoundRidge,
     FairRateRidge,
     FairRateKNNBalanced,
     FairRateKNNClass,
