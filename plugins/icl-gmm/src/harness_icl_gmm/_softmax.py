@@ -10,13 +10,11 @@ tiny so that it trains in seconds on a CPU.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 import numpy as np
 import torch
 from torch import nn
 
+from harness_icl_gmm._threads import limit_threads
 from harness_icl_gmm.data import Prompts
 
 __all__ = ["SetTransformer", "tokens", "train"]
@@ -47,16 +45,6 @@ def tokens(prompts: Prompts, classes: int) -> torch.Tensor:
     return torch.from_numpy(np.concatenate([context, query[:, None]], axis=1)).float()
 
 
-@contextmanager
-def _threads(n: int) -> Iterator[None]:
-    before = torch.get_num_threads()
-    torch.set_num_threads(n)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
-
-
 def train(
     train_prompts: Prompts,
     test_prompts: Prompts,
@@ -72,7 +60,7 @@ def train(
 ) -> np.ndarray:
     """Train with Adam on the cross-entropy of the training queries; return the predicted
     class probabilities (test prompts, c) of the test queries, float64."""
-    with _threads(1):
+    with limit_threads(1):
         torch.manual_seed(seed)
         dim = train_prompts.query_x.shape[1]
         model = SetTransformer(dim, classes, width, heads, layers)

@@ -49,7 +49,7 @@ class MixtureLaw:
     radius: float
     classes: int
 
-    def __post_init__(self) -> None:
+    def __post_init__(self) -> None:  # invariants of a data record, not Params
         _check_finite("covariance", self.covariance)
         cov = self.covariance
         if cov.ndim != 2 or cov.shape[0] != cov.shape[1] or not np.allclose(cov, cov.T):
@@ -145,7 +145,7 @@ class Prompts:
     query_y: np.ndarray
     means: np.ndarray
 
-    def __post_init__(self) -> None:
+    def __post_init__(self) -> None:  # invariants of a data record, not Params
         for name in ("context_x", "query_x", "means"):
             _check_finite(name, getattr(self, name))
 
@@ -226,7 +226,7 @@ class IclData:
     test_prompts: int
     seed: int
 
-    def __post_init__(self) -> None:
+    def __post_init__(self) -> None:  # invariants of a data record, not Params
         for name in ("train_length", "test_length", "train_prompts", "test_prompts"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
@@ -323,7 +323,7 @@ class IclOutput:
     hessian_eigenvalues: np.ndarray | None = None
     reference_weights: np.ndarray | None = None
 
-    def __post_init__(self) -> None:
+    def __post_init__(self) -> None:  # invariants of a data record, not Params
         _check_finite("probs", self.probs)
         if self.probs.ndim != 2 or np.any(self.probs < -1e-12):
             raise ValueError(f"probs must be (prompts, c) and >= 0, got {self.probs.shape}")

@@ -7,10 +7,10 @@ from typing import Annotated, ClassVar, Literal
 
 import numpy as np
 from pydantic import Field
-from threadpoolctl import threadpool_limits
 
 from harness import Method
 from harness_icl_gmm import _linear, _logreg
+from harness_icl_gmm._threads import limit_threads
 from harness_icl_gmm.data import IclData, IclOutput, softmax
 
 __all__ = [
@@ -77,7 +77,7 @@ class LinearAttentionGD(Method):
         shuffle_labels: bool = False
 
     def run(self, data: IclData, params: Params, seed: int) -> IclOutput:
-        with threadpool_limits(1):
+        with limit_threads(1):
             prompts = data.context_means("train", random_labels=params.shuffle_labels)
             train = _linear.features(prompts)
             w_star = _linear.minimise(train)
@@ -160,7 +160,7 @@ class ContextLogisticRegression(Method):
         C: Annotated[float, Field(gt=0, le=1e6)] = 1.0
 
     def run(self, data: IclData, params: Params, seed: int) -> IclOutput:
-        with threadpool_limits(1):
+        with limit_threads(1):
             return IclOutput(_logreg.fit_predict(data.prompts("test"), data.classes, params.C))
 
 
@@ -202,6 +202,10 @@ class SoftmaxTransformer(Method):
         steps: Annotated[int, Field(ge=1, le=1_000_000)] = 250
         batch: Annotated[int, Field(ge=1, le=100_000)] = 64
         lr: Annotated[float, Field(gt=0, le=1)] = 3e-3
+
+        def __post_init__(self) -> None:  # a constraint between two fields
+            if self.width % self.heads:
+                raise ValueError(f"width ({self.width}) must be a multiple of heads ({self.heads})")
 
     def run(self, data: IclData, params: Params, seed: int) -> IclOutput:
         from harness_icl_gmm import _softmax  # torch: imported by the cells that need it
