@@ -58,7 +58,7 @@ class NoisyLabelData:
     mu: np.ndarray | None
     tau: float
 
-    def __post_init__(self) -> None:
+    def __post_init__(self) -> None:  # invariants of a data record, not Params
         arrays = ["x_train", "y_train", "y_true", "x_val", "y_val", "x_test", "y_test"]
         for name in [*arrays, *(["mu"] if self.mu is not None else [])]:
             _check_finite(name, getattr(self, name))
@@ -115,7 +115,7 @@ class TrainingOutput:
     trained_on: np.ndarray
     coefficients: np.ndarray | None = None
 
-    def __post_init__(self) -> None:
+    def __post_init__(self) -> None:  # invariants of a data record, not Params
         for name in ("train_scores", "val_scores", "test_scores"):
             _check_finite(name, getattr(self, name))
         if self.coefficients is not None:
