@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from harness.components import Curve, Skip, validate_params
+from harness.identity import Cell
 from harness.isolation import (
     READ_ONLY_HINT,
     changed_parts,
@@ -34,7 +35,6 @@ from harness.isolation import (
     read_only,
 )
 from harness.registry import Registry
-from harness.suite import Cell
 
 __all__ = [
     "CellResult",

@@ -102,7 +102,7 @@ class Cells:
         return results[keep]
 
     def matches_cell(self, cell: Any) -> bool:
-        """Whether a suite's cell (``harness.suite.Cell``) is one of these cells."""
+        """Whether a suite's cell (``harness.identity.Cell``) is one of these cells."""
         return (
             cell.dataset == self.dataset
             and cell.method in self.methods

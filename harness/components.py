@@ -45,6 +45,7 @@ __all__ = [
     "describe_type",
     "params_as_dict",
     "params_fields",
+    "type_adapter",
     "validate_params",
 ]
 
@@ -284,7 +285,8 @@ def no_unannotated_attributes(params_cls: type) -> None:
 
 
 @functools.lru_cache(maxsize=1024)
-def _adapter(annotation: Any) -> pydantic.TypeAdapter:
+def type_adapter(annotation: Any) -> pydantic.TypeAdapter:
+    """A (cached) pydantic ``TypeAdapter`` of a param's annotation, to coerce one value."""
     return pydantic.TypeAdapter(annotation)
 
 
@@ -328,7 +330,7 @@ def validate_params(
             problems.append((path, problem + " on, off, true, false as booleans)."))
             continue
         try:
-            coerced[key] = _adapter(annotation).validate_python(value)
+            coerced[key] = type_adapter(annotation).validate_python(value)
         except pydantic.ValidationError as err:
             problem = f"expected {describe_type(annotation)}, got {value!r}"
             if typing.get_origin(annotation) is typing.Annotated:  # the declared constraint

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.suite import NAME_MAX, check_name, safe_name
+from harness.schema import NAME_MAX, check_name, safe_name
 
 CORPUS = Path(__file__).parent / "data" / "bad_suites"
 CASES = sorted(CORPUS.glob("*.yaml"))
@@ -63,13 +63,10 @@ def in_process(registry, monkeypatch, capsys):
     """``harness ARGS`` through ``cli.main()`` in this process, with the toy registry."""
     from harness import cli
 
-    monkeypatch.setattr(cli, "_registry", lambda: registry)
-
     def call(*args: str) -> tuple[int, str, str]:
-        monkeypatch.setattr(sys, "argv", ["harness", *args])
         code = 0
         try:
-            cli.main()
+            cli.main(args, registry=registry)
         except SystemExit as exc:
             code = exc.code
         captured = capsys.readouterr()

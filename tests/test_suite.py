@@ -3,7 +3,9 @@ from __future__ import annotations
 import pytest
 
 from harness.errors import SuiteError
-from harness.suite import Overrides, load_suite, parse_duration
+from harness.overrides import Overrides
+from harness.schema import parse_duration
+from harness.suite import load_suite
 
 BASE = """
 name: toy-suite
@@ -276,7 +278,7 @@ def test_add_method_adds_to_every_run_of_its_task(registry, write_suite):
 
 
 def test_cells_are_counted_before_they_are_expanded(registry, write_suite, monkeypatch):
-    import harness.suite as module
+    import harness.expansion as module
 
     built = []
     monkeypatch.setattr(module, "Cell", lambda *a, **k: built.append(a))
@@ -341,7 +343,7 @@ def test_run_logs_the_effective_suite_on_the_parent_run(toy_env, write_suite, st
 
 
 def test_include_chains_are_bounded(registry, write_suite):
-    from harness.suite import MAX_INCLUDE_DEPTH
+    from harness.expansion import MAX_INCLUDE_DEPTH
 
     for i in range(MAX_INCLUDE_DEPTH + 3):
         write_suite(f"name: chain-{i}\ninclude: [chain-{i + 1}.yaml]\n", f"chain-{i}.yaml")
