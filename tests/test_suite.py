@@ -403,3 +403,70 @@ def test_a_logged_suite_that_no_longer_loads_names_its_source_and_place(registry
         SuiteError, match=r"run 1: runs\[0\].extra: unknown key 'extra'. Allowed here: file, run"
     ):
         load_logged_suite(text.replace("seeds", "extra: 1, seeds"), "suite.yaml of run 1", registry)
+
+
+def test_minus_zero_and_zero_are_one_configuration(registry, write_suite):
+    """Before: ``-0.0`` and ``0.0`` were two configurations with two data seeds (JSON keeps
+    the sign), so the same experiment ran twice on different data."""
+    grid = BASE.replace("grid: {shift: [0.0, 1.0]}", "grid: {shift: [0.0, -0.0]}")
+    suite = load_suite(write_suite(grid), registry)
+    assert {c.method_params["shift"] for c in suite.cells} == {0.0}
+    assert len(suite.cells) == 8  # (1 + 3) datasets x 1 method configuration x 2 seeds
+    text = "name: z\nruns:\n  - {task: toy, datasets: [%s], methods: [%s]}\n"
+    minus = "{name: noise, params: {scale: -0.0}}", "{name: mean, params: {shift: -0.0}}"
+    plus = "{name: noise, params: {scale: 0.0}}", "{name: mean, params: {shift: 0}}"
+    (a,) = load_suite(write_suite(text % minus, "minus.yaml"), registry).cells
+    (b,) = load_suite(write_suite(text % plus, "plus.yaml"), registry).cells
+    assert (a.cell_hash, a.config_hash, a.data_key) == (b.cell_hash, b.config_hash, b.data_key)
+    assert (a.dataset_seed, a.method_seed) == (b.dataset_seed, b.method_seed)
+    assert a.params() == b.params() and a.params()["method.shift"] == "0.0"
+    assert str(a.dataset_params["scale"]) == "0.0"  # the dataset is given 0.0, not -0.0
+
+
+def _labelled_registry():
+    from dataclasses import dataclass
+
+    import toy_plugin
+
+    from harness import Method, hookimpl
+    from harness.registry import build_registry
+
+    class Labelled(Method):
+        """Returns 0 whatever its label (a method with a free-text param)."""
+
+        name, task = "labelled", "toy"
+
+        @dataclass
+        class Params:
+            label: str = ""
+
+        def run(self, data, params, seed):
+            return 0.0
+
+    class Plugin:
+        @hookimpl
+        def harness_methods(self):
+            return [Labelled]
+
+    return build_registry({"toy": toy_plugin, "labelled": Plugin()}, entry_points=False)
+
+
+def test_long_string_params_are_hashed_not_cut(write_suite):
+    """Before: params were cut at MLflow's 6,000 characters when logged, so two
+    configurations differing after that logged the same value and merged in the tables."""
+    from harness.identity import PARAM_VALUE_MAX
+
+    registry = _labelled_registry()
+    head = "x" * 7000
+    run = "  - {task: toy, datasets: [noise], methods: [%s], metrics: [abs-error]}\n"
+    methods = ", ".join(f"{{name: labelled, params: {{label: {head + end}}}}}" for end in "ab")
+    suite = load_suite(write_suite("name: long\nruns:\n" + run % methods), registry)
+    first, second = suite.cells
+    assert first.cell_hash != second.cell_hash
+    logged = [c.params()["method.label"] for c in suite.cells]
+    assert logged[0] != logged[1]  # differ in the hash of the whole value they end with
+    assert all(len(v) <= PARAM_VALUE_MAX and v.startswith("x" * 5000) for v in logged)
+    assert "(7,001 characters, sha256 " in logged[0]
+    kept = [m[1]["label"] for m in suite.expanded["runs"][0]["methods"]]
+    assert kept == [head + "a", head + "b"]  # the full values, in the logged suite.yaml
+    assert first.params()["dataset.n"] == "5"  # a short value is logged as it is
