@@ -64,7 +64,7 @@ def _accuracies(results: pd.DataFrame) -> pd.DataFrame:
 
 
 def main(report_dir: str) -> None:
-    from harness_margin_qml.reference import authors_cluster_10q
+    from harness_margin_qml._reference import authors_cluster_10q
     from harness_margin_qml.reports import measure_table
 
     folder = Path(report_dir)

@@ -27,8 +27,11 @@ import time
 import numpy as np
 import pytest
 import torch
-from harness_margin_qml import batched, circuits, sim
-from harness_margin_qml.training import class_loss, torch_threads
+from harness_margin_qml import _batched as batched
+from harness_margin_qml import _circuits as circuits
+from harness_margin_qml import _sim as sim
+from harness_margin_qml._threads import limit_threads
+from harness_margin_qml._training import class_loss
 
 BATCH, WIRES = 20, (0, 2)
 CONFIGS = [
@@ -162,7 +165,7 @@ def interleaved_ratio(ours, theirs, rounds: int, block: int = 5) -> tuple[float,
 
 @pytest.mark.parametrize(("kind", "n", "layers"), CONFIGS)
 def test_step_speed_vs_pennylane(benchmark, kind, n, layers):
-    with torch_threads(1):
+    with limit_threads(1, torch=True):
         ours = torch_step(kind, n, layers)
         if benchmark.disabled:  # make test: one step, no PennyLane
             assert np.isfinite(ours())

@@ -4,19 +4,33 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
-from harness_margin_qml import _engine, batched, circuits, sim, training
+from harness_margin_qml import (
+    _batched as batched,
+)
+from harness_margin_qml import (
+    _circuits as circuits,
+)
+from harness_margin_qml import (
+    _engine,
+)
+from harness_margin_qml import (
+    _sim as sim,
+)
+from harness_margin_qml import (
+    _training as training,
+)
+from harness_margin_qml._threads import limit_threads
 from harness_margin_qml.data import QNNGroupOutput
 from harness_margin_qml.datasets import ClusterPhases
 from harness_margin_qml.methods import QCNNGroupMethod, QCNNMethod, StronglyEntanglingMethod
 from harness_margin_qml.metrics import EffectiveParameters, GeneralizationGap, MarginMean
 from harness_margin_qml.reports import expand_groups
-from harness_margin_qml.training import torch_threads
 
 
 @pytest.fixture(autouse=True)
 def _one_thread():
     """One intra-op thread: on a loaded 2-core machine two threads spin and run ~10x slower."""
-    with torch_threads(1):
+    with limit_threads(1, torch=True):
         yield
 
 
@@ -140,8 +154,8 @@ def test_evolution_refuses_a_second_derivative():
 
 _FAULTS_SCRIPT = """
 import contextlib, resource, sys, torch
-from harness_margin_qml import _engine, batched, circuits
-from harness_margin_qml.training import retained_heap
+from harness_margin_qml import _engine, _batched as batched, _circuits as circuits
+from harness_margin_qml._training import retained_heap
 torch.set_num_threads(1)
 group = batched.GroupCircuit([circuits.QCNN(10, k, False) for k in (9, 7, 5, 3, 1)])
 thetas = [torch.rand(a.n_params, requires_grad=True) for a in group.ansatze]
@@ -196,6 +210,54 @@ def test_retained_heap_stops_the_page_faults_of_a_training_step():
     print(f"minor page faults in 10 steps: {plain} plain, {kept} retained")
     assert plain > 2000, plain  # the effect exists to be removed
     assert kept < plain / 4, (plain, kept)
+
+
+_MMAP_SCRIPT = """
+import ctypes
+from harness_margin_qml._training import _glibc, retained_heap
+
+libc = _glibc()
+names = "arena ordblks smblks hblks hblkhd usmblks fsmblks uordblks fordblks keepcost"
+class Mallinfo2(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_size_t) for name in names.split()]
+libc.mallinfo2.restype = Mallinfo2
+libc.malloc.restype, libc.malloc.argtypes = ctypes.c_void_p, [ctypes.c_size_t]
+libc.free.argtypes = [ctypes.c_void_p]
+
+def own_pages(size):  # 1 if a fresh allocation of size bytes gets pages of its own (mmap)
+    before = libc.mallinfo2().hblks
+    block = libc.malloc(size)
+    mapped = libc.mallinfo2().hblks - before
+    libc.free(block)
+    return mapped
+
+with retained_heap():
+    inside = own_pages(1 << 20)
+print(inside, own_pages(1 << 20))
+"""
+
+
+def test_retained_heap_restores_glibc_after_the_block():
+    """Real glibc, in a fresh process: inside ``retained_heap`` a 1 MiB allocation comes from
+    the heap; after the block glibc gives it pages of its own again (the mmap threshold is
+    back at its 128 KiB default, not left at 32 MiB for the worker's later cells). Fails
+    with the restore removed from ``retained_heap`` (prints ``0 0``)."""
+    import os
+    import subprocess
+    import sys
+
+    if training._glibc() is None or not hasattr(training._glibc(), "mallinfo2"):
+        pytest.skip("glibc >= 2.33 only")
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("LD_PRELOAD", "GLIBC_TUNABLES") and not k.startswith("MALLOC_")
+    }
+    out = subprocess.run(
+        [sys.executable, "-c", _MMAP_SCRIPT], capture_output=True, text=True, check=True,
+        timeout=60, env=env,
+    )  # fmt: skip
+    assert out.stdout.split() == ["0", "1"], out.stdout
 
 
 def test_training_loops_retain_the_heap_only_when_asked_and_restore_it(monkeypatch):

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from harness_margin_qml import claims as mc
-from harness_margin_qml.reference import authors_results
+from harness_margin_qml._reference import authors_results
 from scipy.stats import binom
 
 from harness import stats as hstats

@@ -3,7 +3,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from harness_margin_qml import hamiltonians
+from harness_margin_qml import _hamiltonians as hamiltonians
 from harness_margin_qml.datasets import ClusterPhases, DigitsBinary, TfimPhases, add_label_noise
 
 
@@ -56,15 +56,20 @@ def test_two_class_version_is_spt_vs_rest_and_balanced():
 
 def test_ground_states_are_cached_under_cache_dir_and_reused(tmp_path, monkeypatch):
     monkeypatch.setenv("HARNESS_CACHE_DIR", str(tmp_path))
+    solved = []
+    lowest = hamiltonians._lowest_state
+    monkeypatch.setattr(hamiltonians, "_lowest_state", lambda h: solved.append(1) or lowest(h))
     first = hamiltonians.ground_state("cluster", 4, 0.5, -0.25)
-    folder = tmp_path / "margin-qml" / f"cluster-n4-{hamiltonians.code_digest()}"
-    files = list(folder.glob("*.npy"))
-    assert len(files) == 1
-    np.save(files[0], first * 0 + 7)  # a cached value is read back instead of recomputed
-    assert np.all(hamiltonians.ground_state("cluster", 4, 0.5, -0.25) == 7)
+    folder = tmp_path / "margin-qml" / hamiltonians.code_digest()
+    assert len(list(folder.rglob("output.pkl"))) == 1  # one joblib entry per point
+    again = hamiltonians.ground_state("cluster", 4, 0.5, -0.25)
+    assert solved == [1] and np.array_equal(again, first)  # read back, not solved again
+    hamiltonians.ground_state("cluster", 4, 0.5, -0.125)  # another point is another entry
+    assert solved == [1, 1] and len(list(folder.rglob("output.pkl"))) == 2
     # Other code (an edited Hamiltonian) does not read what this code cached
     monkeypatch.setattr(hamiltonians, "code_digest", lambda: "edited")
     assert np.allclose(hamiltonians.ground_state("cluster", 4, 0.5, -0.25), first)
+    assert solved == [1, 1, 1]
 
 
 def test_the_cache_key_follows_the_module_source(tmp_path, monkeypatch):

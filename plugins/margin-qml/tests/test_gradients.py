@@ -9,8 +9,10 @@ gate, and StronglyEntanglingLayers is PennyLane's own template.
 import numpy as np
 import pytest
 import torch
-from harness_margin_qml import batched, circuits, sim
-from harness_margin_qml.training import class_loss
+from harness_margin_qml import _batched as batched
+from harness_margin_qml import _circuits as circuits
+from harness_margin_qml import _sim as sim
+from harness_margin_qml._training import class_loss
 
 qml = pytest.importorskip("pennylane")
 

@@ -1,7 +1,9 @@
 import numpy as np
 import pytest
 import torch
-from harness_margin_qml import _engine, circuits, sim
+from harness_margin_qml import _circuits as circuits
+from harness_margin_qml import _engine
+from harness_margin_qml import _sim as sim
 from harness_margin_qml.datasets import ClusterPhases, DigitsBinary
 from harness_margin_qml.methods import (
     NQE,

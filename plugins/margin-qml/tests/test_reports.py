@@ -1,7 +1,7 @@
 import numpy as np
 import pandas as pd
 import pytest
-from harness_margin_qml.reference import authors_cluster_10q
+from harness_margin_qml._reference import authors_cluster_10q
 from harness_margin_qml.reports import (
     COLUMNS,
     FAMILIES,

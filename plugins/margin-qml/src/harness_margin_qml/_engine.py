@@ -15,9 +15,11 @@ import numpy as np
 import torch
 from torch.nn import functional
 
-from harness_margin_qml import batched, circuits, sim
+from harness_margin_qml import _batched as batched
+from harness_margin_qml import _circuits as circuits
+from harness_margin_qml import _sim as sim
+from harness_margin_qml._training import fit, plateaued, retained_heap_if
 from harness_margin_qml.data import QMLData, QNNOutput
-from harness_margin_qml.training import fit, plateaued, retained_heap_if
 
 if TYPE_CHECKING:
     from harness_margin_qml.methods import _TrainParams

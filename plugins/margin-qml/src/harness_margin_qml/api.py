@@ -34,11 +34,7 @@ Helpers that import torch on first use (attribute access, not at ``import``):
   thetas, wires) -> (M, batch, 2**len(wires))``: the batched forward pass.
   ``QNNGroupOutput.of(members, keys)`` returns several models from one cell (every metric of
   the task scores each member; the report expands them into one row per model).
-- ``fit`` (the training loop), ``class_loss``, ``plateaued``, ``torch_threads``,
-  ``retained_heap`` (glibc serves and keeps a training loop's large temporaries in the heap
-  instead of fresh pages; thresholds restored on exit).
-
-``Method`` and ``Skip`` are harness's own (``from harness import Method, Skip``).
+- ``fit`` (the training loop), ``class_loss``, ``plateaued``.
 """
 
 from __future__ import annotations
@@ -51,24 +47,18 @@ from harness_margin_qml.datasets import add_label_noise
 from harness_margin_qml.metrics import margins, trace_distance
 
 if TYPE_CHECKING:  # resolved lazily by __getattr__ below
-    from harness_margin_qml._engine import train as train_circuit
-    from harness_margin_qml._engine import train_group
-    from harness_margin_qml.batched import GroupCircuit
-    from harness_margin_qml.circuits import (
+    from harness_margin_qml._batched import GroupCircuit
+    from harness_margin_qml._circuits import (
         QCNN,
         StronglyEntangling,
         amplitude_states,
         iqp_states,
         readout_wires,
     )
-    from harness_margin_qml.sim import probs
-    from harness_margin_qml.training import (
-        class_loss,
-        fit,
-        plateaued,
-        retained_heap,
-        torch_threads,
-    )
+    from harness_margin_qml._engine import train as train_circuit
+    from harness_margin_qml._engine import train_group
+    from harness_margin_qml._sim import probs
+    from harness_margin_qml._training import class_loss, fit, plateaued
 
 __all__ = [
     "QCNN",
@@ -86,8 +76,6 @@ __all__ = [
     "plateaued",
     "probs",
     "readout_wires",
-    "retained_heap",
-    "torch_threads",
     "trace_distance",
     "train_circuit",
     "train_group",
@@ -95,20 +83,18 @@ __all__ = [
 
 # name -> (module, attribute): imported on first access, so ``import api`` stays torch-free.
 _LAZY = {
-    "QCNN": ("circuits", "QCNN"),
-    "StronglyEntangling": ("circuits", "StronglyEntangling"),
-    "amplitude_states": ("circuits", "amplitude_states"),
-    "iqp_states": ("circuits", "iqp_states"),
-    "readout_wires": ("circuits", "readout_wires"),
-    "probs": ("sim", "probs"),
-    "fit": ("training", "fit"),
-    "class_loss": ("training", "class_loss"),
-    "plateaued": ("training", "plateaued"),
-    "torch_threads": ("training", "torch_threads"),
-    "retained_heap": ("training", "retained_heap"),
+    "QCNN": ("_circuits", "QCNN"),
+    "StronglyEntangling": ("_circuits", "StronglyEntangling"),
+    "amplitude_states": ("_circuits", "amplitude_states"),
+    "iqp_states": ("_circuits", "iqp_states"),
+    "readout_wires": ("_circuits", "readout_wires"),
+    "probs": ("_sim", "probs"),
+    "fit": ("_training", "fit"),
+    "class_loss": ("_training", "class_loss"),
+    "plateaued": ("_training", "plateaued"),
     "train_circuit": ("_engine", "train"),
     "train_group": ("_engine", "train_group"),
-    "GroupCircuit": ("batched", "GroupCircuit"),
+    "GroupCircuit": ("_batched", "GroupCircuit"),
 }
 
 

@@ -37,8 +37,8 @@ import numpy as np
 from harness import stats as hstats
 from harness.claims import Cells, Claim, Greater, Less, Source, Status
 from harness.stats import Estimate
+from harness_margin_qml._stats import bin_codes, mi_from_codes
 from harness_margin_qml.reports import expand_groups
-from harness_margin_qml.stats import bin_codes, mi_from_codes
 
 if TYPE_CHECKING:
     import pandas as pd

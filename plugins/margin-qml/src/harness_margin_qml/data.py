@@ -74,7 +74,7 @@ class QMLData:
     encoding: Literal["amplitude", "features"]
     noise: float
 
-    def __post_init__(self) -> None:
+    def __post_init__(self) -> None:  # invariants of a data record, not Params
         """Validate finiteness, lengths and label range.
 
         Raises
@@ -128,7 +128,7 @@ class QNNOutput:
     train_states: np.ndarray | None = None
     n_embedding_params: int = 0
 
-    def __post_init__(self) -> None:
+    def __post_init__(self) -> None:  # invariants of a data record, not Params
         """Validate finiteness and shapes.
 
         Raises
@@ -174,7 +174,7 @@ class QNNGroupOutput(QNNOutput):
     members: tuple[QNNOutput, ...] = ()
     keys: tuple[str, ...] = ()
 
-    def __post_init__(self) -> None:
+    def __post_init__(self) -> None:  # invariants of a data record, not Params
         """Validate as :class:`QNNOutput`, plus one unique key per member.
 
         Raises

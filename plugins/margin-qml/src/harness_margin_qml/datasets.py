@@ -6,10 +6,11 @@ summarised in ``docs/papers/margin-qml.md`` §2 and §6.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import ClassVar, Literal
+from typing import Annotated, ClassVar, Literal
 
 import numpy as np
+from pydantic import Field
+from pydantic.dataclasses import dataclass
 
 from harness import Dataset
 from harness_margin_qml.data import QMLData
@@ -37,26 +38,21 @@ def add_label_noise(y: np.ndarray, r: float, n_classes: int, rng: np.random.Gene
     return y
 
 
+SplitSize = Annotated[int, Field(ge=2)]
+
+
 @dataclass
 class _SplitParams:
     """Fields and validation shared by every dataset's ``Params``."""
 
-    n_qubits: int = 8
-    n_train: int = 20
-    n_test: int = 200
-    noise: float = 0.0
-
-    def __post_init__(self) -> None:
-        if self.n_qubits < 4:
-            raise ValueError(f"n_qubits must be >= 4, got {self.n_qubits}")
-        if self.n_train < 2 or self.n_test < 2:
-            raise ValueError(f"n_train and n_test must be >= 2, got {self.n_train}, {self.n_test}")
-        if not 0.0 <= self.noise <= 1.0:
-            raise ValueError(f"noise (label-noise fraction r) must be in [0, 1], got {self.noise}")
+    n_qubits: Annotated[int, Field(ge=4)] = 8
+    n_train: SplitSize = 20
+    n_test: SplitSize = 200
+    noise: Annotated[float, Field(ge=0, le=1)] = 0.0  # label-noise fraction r
 
 
 def _sample_cluster(n: int, n_classes: int, rng: np.random.Generator):
-    from harness_margin_qml import hamiltonians
+    from harness_margin_qml import _hamiltonians as hamiltonians
 
     accept = 4.0 / _CLUSTER_AREAS if n_classes == 4 else np.array([1.0, 29 / 35, 29 / 35, 29 / 35])
     out: list[tuple[float, float, int]] = []
@@ -100,7 +96,7 @@ def _noisy_data(params, seed: int, x, y, couplings, n_classes: int, encoding) ->
 
 
 def _phase_data(model, sampler, params, n_classes: int, seed: int) -> QMLData:
-    from harness_margin_qml import hamiltonians
+    from harness_margin_qml import _hamiltonians as hamiltonians
 
     train_c, train_y = sampler(params.n_train, np.random.default_rng(seed))
     test_c, test_y = sampler(params.n_test, np.random.default_rng([params.test_seed, 7]))
@@ -243,10 +239,9 @@ class DigitsBinary(Dataset):
 
     @dataclass
     class Params(_SplitParams):
-        n_train: int = 160
+        n_train: SplitSize = 160
 
-        def __post_init__(self) -> None:
-            super().__post_init__()
+        def __post_init__(self) -> None:  # a constraint between two fields
             if self.n_train + self.n_test > 360:
                 raise ValueError(
                     f"n_train + n_test must be <= 360 (digits 0 and 1), got "

@@ -5,8 +5,11 @@ Source: Hur & Park, ICML 2025, official ``QPR/models/QPR.py`` and ``NQE/`` (pape
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import ClassVar, Literal
+from dataclasses import field
+from typing import Annotated, ClassVar, Literal
+
+from pydantic import AfterValidator, Field
+from pydantic.dataclasses import dataclass
 
 from harness import Method, Skip
 from harness_margin_qml.data import QMLData, QNNGroupOutput, QNNOutput
@@ -26,28 +29,28 @@ __all__ = [
 _FAST = {"max_steps": 5, "window": 2}
 
 
+def _distinct(depths: list[int]) -> list[int]:
+    if len(set(depths)) != len(depths):
+        raise ValueError(f"must not repeat a depth, got {depths}")
+    return depths
+
+
+Count = Annotated[int, Field(ge=1)]
+Depths = Annotated[list[Count], Field(min_length=1), AfterValidator(_distinct)]
+"""layers of a group method: one model per depth, each >= 1, none repeated."""
+
+
 @dataclass
 class _TrainParams:
-    layers: int = 1
-    lr: float = 1e-3
-    max_steps: int = 5000
-    window: int = 500
+    layers: Count = 1
+    lr: Annotated[float, Field(gt=0)] = 1e-3
+    max_steps: Count = 5000
+    window: Count = 500
     loss: Literal["softmax-probs", "nll"] = "softmax-probs"
     batch_size: int = 0
     precision: Literal["complex64", "complex128"] = "complex64"
-    n_threads: int = 1
+    n_threads: Count = 1
     retain_heap: bool = False
-
-    def __post_init__(self) -> None:
-        for name in ("layers", "max_steps", "window", "n_threads"):
-            value = getattr(self, name)
-            values = value if isinstance(value, list) else [value]
-            if not values or any(v < 1 for v in values):
-                raise ValueError(f"{name} must be >= 1, got {value}")
-        if isinstance(self.layers, list) and len(set(self.layers)) != len(self.layers):
-            raise ValueError(f"layers must not repeat a depth, got {self.layers}")
-        if self.lr <= 0:
-            raise ValueError(f"lr must be > 0, got {self.lr}")
 
 
 def _amplitude(data: QMLData, name: str) -> None:
@@ -82,7 +85,7 @@ class QCNNMethod(Method):
     n_threads : int, default=1
         torch intra-op threads during the run.
     retain_heap : bool, default=False
-        Train inside ``training.retained_heap`` (glibc keeps the step's temporaries in
+        Train inside ``_training.retained_heap`` (glibc keeps the step's temporaries in
         the heap; about 7% less CPU at 10 qubits), restored after the run.
 
     Returns
@@ -107,11 +110,12 @@ class QCNNMethod(Method):
 
     def run(self, data: QMLData, params: QCNNMethod.Params, seed: int) -> QNNOutput:
         _amplitude(data, self.name)
-        from harness_margin_qml import _engine, circuits
-        from harness_margin_qml.training import torch_threads
+        from harness_margin_qml import _circuits as circuits
+        from harness_margin_qml import _engine
+        from harness_margin_qml._threads import limit_threads
 
         ansatz = circuits.QCNN(data.n_qubits, params.layers, params.shared)
-        with torch_threads(params.n_threads):  # the batched engine with one model
+        with limit_threads(params.n_threads, torch=True):  # the batched engine with one model
             return _engine.train_group([ansatz], circuits.amplitude_states, data, params, seed)[0]
 
 
@@ -147,11 +151,12 @@ class StronglyEntanglingMethod(Method):
 
     def run(self, data: QMLData, params: StronglyEntanglingMethod.Params, seed: int) -> QNNOutput:
         _amplitude(data, self.name)
-        from harness_margin_qml import _engine, circuits
-        from harness_margin_qml.training import torch_threads
+        from harness_margin_qml import _circuits as circuits
+        from harness_margin_qml import _engine
+        from harness_margin_qml._threads import limit_threads
 
         ansatz = circuits.StronglyEntangling(data.n_qubits, params.layers)
-        with torch_threads(params.n_threads):  # the batched engine with one model
+        with limit_threads(params.n_threads, torch=True):  # the batched engine with one model
             return _engine.train_group([ansatz], circuits.amplitude_states, data, params, seed)[0]
 
 
@@ -164,11 +169,12 @@ _FAST_GROUP = {**_FAST, "layers": [2, 1]}
 
 def _run_group(name: str, data: QMLData, params, make, seed: int) -> QNNGroupOutput:
     _amplitude(data, name)
-    from harness_margin_qml import _engine, circuits
-    from harness_margin_qml.training import torch_threads
+    from harness_margin_qml import _circuits as circuits
+    from harness_margin_qml import _engine
+    from harness_margin_qml._threads import limit_threads
 
     ansatze = [make(circuits, data.n_qubits, layers) for layers in params.layers]
-    with torch_threads(params.n_threads):
+    with limit_threads(params.n_threads, torch=True):
         members = _engine.train_group(ansatze, circuits.amplitude_states, data, params, seed)
     return QNNGroupOutput.of(members, [f"L{layers}" for layers in params.layers])
 
@@ -206,7 +212,7 @@ class QCNNGroupMethod(Method):
 
     @dataclass
     class Params(_TrainParams):
-        layers: list[int] = field(default_factory=_paper_layers)
+        layers: Depths = field(default_factory=_paper_layers)
         shared: bool = False
 
     def run(self, data: QMLData, params: QCNNGroupMethod.Params, seed: int) -> QNNGroupOutput:
@@ -244,7 +250,7 @@ class StronglyEntanglingGroupMethod(Method):
 
     @dataclass
     class Params(_TrainParams):
-        layers: list[int] = field(default_factory=_paper_layers)
+        layers: Depths = field(default_factory=_paper_layers)
 
     def run(
         self, data: QMLData, params: StronglyEntanglingGroupMethod.Params, seed: int
@@ -288,7 +294,7 @@ class IQPEmbedding(Method):
 
     @dataclass
     class Params(_TrainParams):
-        window: int = 300
+        window: Count = 300
         batch_size: int = 16
         n_repeats: int = 3
         shared: bool = True
@@ -296,9 +302,9 @@ class IQPEmbedding(Method):
     def run(self, data: QMLData, params: IQPEmbedding.Params, seed: int) -> QNNOutput:
         _features(data, self.name)
         from harness_margin_qml import _engine
-        from harness_margin_qml.training import torch_threads
+        from harness_margin_qml._threads import limit_threads
 
-        with torch_threads(params.n_threads):
+        with limit_threads(params.n_threads, torch=True):
             return _engine.train_iqp(lambda x: x, data, params, seed)
 
 
@@ -348,10 +354,10 @@ class NQE(Method):
         import torch
 
         from harness_margin_qml import _engine
-        from harness_margin_qml.training import torch_threads
+        from harness_margin_qml._threads import limit_threads
 
         gen = torch.Generator().manual_seed(seed + 1)
-        with torch_threads(params.n_threads), torch.random.fork_rng():
+        with limit_threads(params.n_threads, torch=True), torch.random.fork_rng():
             torch.manual_seed(seed)
             net = _engine.mlp(data.n_qubits)
             x = torch.as_tensor(data.x_train)

@@ -4,7 +4,7 @@ Source: Hur & Park, ICML 2025, ``QPR/calculate_correlations.py`` (papers file §
 (``scipy.stats.kendalltau``) and histogram mutual information (``np.histogram2d`` with
 round(√n) bins, log base 2) between each measure and the gap. Added here (not in the paper):
 each MI is compared with its permutation null, and the verdict is made per noise level from
-the excess MI with a family-wise permutation p-value (:mod:`harness_margin_qml.stats`).
+the excess MI with a family-wise permutation p-value (:mod:`harness_margin_qml._stats`).
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from harness import Curve, LazyModule, Report
-from harness_margin_qml import stats
-from harness_margin_qml.stats import histogram_mi
+from harness_margin_qml import _stats as stats
+from harness_margin_qml._stats import histogram_mi
 
 pd = LazyModule("pandas")
 
@@ -377,7 +377,7 @@ class MarginCorrelation(Report):
     Source: Hur & Park, ICML 2025, Table 1 / ``calculate_correlations.py`` (Kendall τ and
     histogram MI of Q1, Q2, mean margin, #params, #effective params against the gap, per
     label-noise level r); the permutation null, bootstrap interval, ``shuffled-margin``
-    control and per-r verdict are this plugin's additions (see :mod:`harness_margin_qml.stats`).
+    control and per-r verdict are this plugin's additions (see :mod:`harness_margin_qml._stats`).
 
     Returns
     -------

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from harness_margin_qml import sim
+from harness_margin_qml import _sim as sim
 
 __all__ = [
     "BLOCK_PARAMS",

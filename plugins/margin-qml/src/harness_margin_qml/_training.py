@@ -16,7 +16,7 @@ import numpy as np
 import torch
 from torch.nn import functional
 
-__all__ = ["class_loss", "fit", "plateaued", "retained_heap", "retained_heap_if", "torch_threads"]
+__all__ = ["class_loss", "fit", "plateaued", "retained_heap", "retained_heap_if"]
 
 
 def plateaued(losses: list[float], window: int) -> bool:
@@ -98,17 +98,6 @@ def fit(
         if plateaued(losses, window):
             break
     return np.asarray(losses)
-
-
-@contextlib.contextmanager
-def torch_threads(n: int) -> Iterator[None]:
-    """Run the block with ``n`` intra-op torch threads, restoring the previous count."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(n)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
 
 
 # glibc's mallopt parameters (malloc.h): the free memory at the heap's top kept, and the

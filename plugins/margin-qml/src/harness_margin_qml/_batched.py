@@ -2,7 +2,7 @@
 permutation copies.
 
 Source: this plugin's engine (a reconstruction of standard statevector simulation, not the
-paper's code); the circuits are those of :mod:`harness_margin_qml.circuits` (Hur & Park,
+paper's code); the circuits are those of :mod:`harness_margin_qml._circuits` (Hur & Park,
 ICML 2025, papers file §3). Checked against the per-model simulator and PennyLane in
 ``tests/test_batched.py`` and ``tests/test_gradients.py``.
 
@@ -57,7 +57,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from harness_margin_qml import circuits
+from harness_margin_qml import _circuits as circuits
 
 __all__ = ["BATCH", "Evolution", "GroupCircuit", "group_slots"]
 

@@ -4,10 +4,10 @@ Source: Hur & Park, ICML 2025, official ``QPR/data/data_gen_Cluster.py`` (genera
 chain, phase lines J2 = J1 - 1, J2 = -J1 - 1, J2 = 1) and the TFIM set, as summarised in
 ``docs/papers/margin-qml.md`` §2; fast exact diagonalisation with ``scipy.sparse.linalg.eigsh``.
 
-Ground states are cached on disk, one ``.npy`` per (model, n, J1, J2) and version of this
-module's code (:func:`code_digest`), under ``$HARNESS_CACHE_DIR/margin-qml`` (default
-``~/.cache/harness/margin-qml``), never in the repository. Set ``HARNESS_CACHE_DIR`` to move
-it.
+Ground states are cached on disk by ``joblib.Memory``, one entry per (model, n, J1, J2), in a
+folder per version of this module's code (:func:`code_digest`) under
+``$HARNESS_CACHE_DIR/margin-qml`` (default ``~/.cache/harness/margin-qml``), never in the
+repository. Set ``HARNESS_CACHE_DIR`` to move it.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
-import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -143,25 +143,31 @@ def ground_state(model: str, n: int, a: float, b: float, use_cache: bool = True)
     a, b : float
         (J1, J2) for the cluster chain, (J, g) for the TFIM.
     use_cache : bool, default=True
-        Read and write the on-disk cache (keyed by :func:`code_digest` too).
+        Read and write the on-disk cache (``joblib.Memory``, keyed by :func:`code_digest`
+        too).
 
     Returns
     -------
     numpy.ndarray of float64, shape (2**n,)
         Unit norm; the largest-magnitude amplitude is positive.
     """
-    folder = cache_dir() / f"{model}-n{n}-{code_digest()}"
-    path = folder / f"{float(a).hex()}_{float(b).hex()}.npy"
-    if use_cache and path.exists():
-        return np.load(path)
+    a, b = float(a), float(b)
+    solve = _cached_solve(cache_dir() / code_digest()) if use_cache else _solve
+    return solve(model, n, a, b)
+
+
+@functools.lru_cache(maxsize=8)
+def _cached_solve(location: Path) -> Callable[[str, int, float, float], np.ndarray]:
+    """:func:`_solve` memoised on disk under ``location`` (joblib writes each entry
+    atomically, so worker processes can share the folder)."""
+    import joblib
+
+    return joblib.Memory(location, verbose=0).cache(_solve)
+
+
+def _solve(model: str, n: int, a: float, b: float) -> np.ndarray:
     h = cluster_hamiltonian(n, a, b) if model == "cluster" else tfim_hamiltonian(n, a, b)
-    state = _lowest_state(h)
-    if use_cache:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".npy", delete=False) as tmp:
-            np.save(tmp, state)
-        os.replace(tmp.name, path)
-    return state
+    return _lowest_state(h)
 
 
 def ground_states(model: str, n: int, couplings: np.ndarray) -> np.ndarray:
