@@ -67,12 +67,3 @@ def test_registration_exposes_every_component():
     assert {"synthetic-unequal-variance", "equipy-fair-wasserstein", "regression-risk",
             "transport-risk", "excess-risk", "trade-off"} <= names  # fmt: skip
     assert np.all([c.task == "fair-regression" for c in plugin.harness_methods()])
-
-
-def test_readme_example_is_the_tested_docstring_example():
-    from pathlib import Path
-
-    readme = (Path(__file__).parents[1] / "README.md").read_text()
-    block = readme.split("```python\n", 1)[1].split("```", 1)[0]
-    squash = lambda text: " ".join(text.split())  # noqa: E731 - whitespace-insensitive
-    assert squash(block) == squash(_docstring_example())
