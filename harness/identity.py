@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from harness.components import params_as_dict
+from harness.fingerprint import UNFINGERPRINTED
 
 __all__ = ["PARAM_VALUE_MAX", "Cell", "canonical", "json_params", "param_text"]
 
@@ -140,6 +141,13 @@ class Cell:
         object.__setattr__(self, "config_hash", config)
         object.__setattr__(self, "metrics_hash", metrics)
         object.__setattr__(self, "cell_hash", _digest(identity))
+
+    @property
+    def fingerprinted(self) -> bool:
+        """Whether the code of every plugin of the cell has a fingerprint; a cell whose code
+        cannot be located (:data:`harness.fingerprint.UNFINGERPRINTED`) cannot tell an edit
+        from none and is run again rather than resumed."""
+        return all(code != UNFINGERPRINTED for _, code in self.code)
 
     @property
     def data_key(self) -> str:

@@ -1,26 +1,18 @@
-"""The plugin manager: entry-point loading, name resolution and duplicate checks.
+"""The plugin manager: hooks called, components checked and indexed, names resolved.
 
-:func:`build_registry` loads every ``harness`` entry point (or the explicit plugin objects
-a test passes), calls the four hooks of :mod:`harness.hookspecs`, checks what they return
-and indexes the components by ``(kind, task, name)``.
+:func:`build_registry` takes the plugins :mod:`harness.discovery` imports (or the explicit
+plugin objects a test passes), calls the hooks of :mod:`harness.hookspecs`, checks what they
+return and indexes the components by ``(kind, task, name)``; a faulty plugin is left out
+whole. :meth:`Registry.fingerprint` is :mod:`harness.fingerprint`'s digest of a plugin's code.
 """
 
 from __future__ import annotations
 
-import contextlib
-import functools
-import hashlib
 import os
 import re
-import signal
-import sys
-import threading
-import types
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Any
 
 import pluggy
 
@@ -36,10 +28,11 @@ from harness.components import (
     no_unannotated_attributes,
     params_fields,
 )
+from harness.discovery import GROUP, Loaded, cut_text, load_entry_points
 from harness.errors import PluginError, SuiteError
+from harness.fingerprint import code_fingerprint, plugin_source
 from harness.secrets import shown
 
-GROUP = "harness"
 DISABLE_ENV = "HARNESS_DISABLE_PLUGINS"
 KINDS: dict[str, type[Component]] = {
     "dataset": Dataset,
@@ -107,16 +100,19 @@ class Registry:
     def fingerprint(self, plugin: str) -> str:
         """A digest of the installed code of ``plugin`` (part of every cell's identity).
 
-        SHA-256 over the relative path and bytes of every file of the plugin's top-level
-        package (``__pycache__`` and compiled files left out), or of its module file for a
-        single-module plugin; computed once per process. An edit to any source or package
-        data file changes it, so the cells that use the plugin run again on resume.
+        SHA-256 over the relative path and bytes of every file of the plugin's code (its
+        top-level package, module file, or its folder in a namespace package; see
+        :func:`harness.fingerprint.plugin_source`) and of the other packages its
+        distribution installs (``__pycache__``, editor files, claims and reports left out);
+        computed once per process. An edit to any source or package data file changes it,
+        so the cells that use the plugin run again on resume.
 
-        :returns: 16 hex digits, or ``"unknown"`` when the source cannot be located (a
-            plugin object defined in ``__main__``, say): such cells resume on params alone.
+        :returns: 16 hex digits, or :data:`harness.fingerprint.UNFINGERPRINTED` when the
+            code cannot be located or read (a plugin object defined in ``__main__``, say):
+            such cells are rerun, never resumed (:attr:`harness.identity.Cell.fingerprinted`).
         """
         if plugin not in self._fingerprints:
-            self._fingerprints[plugin] = _fingerprint(
+            self._fingerprints[plugin] = code_fingerprint(
                 self.sources.get(plugin), self.companions.get(plugin, ())
             )
         return self._fingerprints[plugin]
@@ -192,96 +188,6 @@ def _common(hints: Iterable[type | None]) -> type | None:
     return counts.most_common(1)[0][0] if counts else None
 
 
-def _source_of(plugin: object) -> Path | None:
-    """The top-level package folder (or module file) that defines a plugin object."""
-    module = plugin.__name__ if isinstance(plugin, types.ModuleType) else type(plugin).__module__
-    top = sys.modules.get(module.split(".")[0])
-    file = getattr(top, "__file__", None)
-    if not file or module == "__main__":
-        return None
-    path = Path(file).resolve()
-    return path.parent if path.name == "__init__.py" else path
-
-
-def _fingerprint(source: Path | None, companions: Iterable[str] = ()) -> str:
-    if source is None or not source.exists():
-        return "unknown"
-    digest = hashlib.sha256()
-    for root in _code_roots(source, companions):
-        files = [root] if root.is_file() else sorted(root.rglob("*"))
-        for path in files:
-            if not path.is_file() or not _is_code_file(path.relative_to(root.parent)):
-                continue
-            digest.update(str(path.relative_to(root.parent)).encode() + b"\0")
-            digest.update(path.read_bytes() + b"\0")
-    return digest.hexdigest()[:16]
-
-
-RESULT_FREE_MODULES = frozenset({"claims.py", "reports.py", "_claims.py", "_reports.py"})
-"""Modules of a plugin that read finished results and never compute a cell's (its claims
-and reports): left out of the fingerprint, so editing a claim or a plot reruns no cell."""
-
-
-def _is_code_file(relative: Path) -> bool:
-    """False for what an editor, a notebook or Python leaves beside the code: bytecode,
-    hidden files and folders (``.x.py.swp``, ``.DS_Store``, ``.ipynb_checkpoints``) and
-    backups ending in ``~``; these change no result and would rerun cells for nothing. False
-    too for :data:`RESULT_FREE_MODULES` (a plugin's ``claims.py`` and ``reports.py``)."""
-    parts = relative.parts
-    return not (
-        relative.name in RESULT_FREE_MODULES
-        or "__pycache__" in parts
-        or relative.suffix in (".pyc", ".pyo")
-        or any(part.startswith(".") for part in parts)
-        or relative.name.endswith("~")
-    )
-
-
-@functools.cache
-def _distribution_packages() -> Mapping[str, list[str]]:
-    """``{top-level import name: its distributions}`` (importlib.metadata)."""
-    from importlib.metadata import packages_distributions
-
-    return packages_distributions()
-
-
-def _code_roots(source: Path, companions: Iterable[str]) -> list[Path]:
-    """The plugin's package (or module) and every other top-level package or module its
-    distribution installs beside it (``src/harness_x`` and ``src/x_core``, say), so that an
-    edit to any of them changes the fingerprint. A top-level name that other distributions
-    install too (a stray ``tests`` package) is left out: its files are not the plugin's
-    alone. Only ``source`` when its distribution installs nothing else (``companions``, the
-    names of its ``top_level.txt``, hold no other name; then no distribution is scanned) or
-    it belongs to none (a test's plugin module)."""
-    from importlib.util import find_spec
-
-    top = source.stem if source.is_file() else source.name
-    others = set(companions) - {top}
-    if not others:  # the common case, and fast: harness run's start-up pays no scan
-        return [source]
-    mine = set(_distribution_packages().get(top, []))
-    roots = {source}
-    for name in sorted(others):
-        dists = set(_distribution_packages().get(name, []))
-        if not mine or not dists or not dists <= mine:  # ``tests`` of several: not ours
-            continue
-        try:
-            spec = find_spec(name)
-        except (ImportError, ValueError):
-            continue
-        locations = (spec.submodule_search_locations or [spec.origin]) if spec else []
-        for location in locations:
-            if location and location not in ("built-in", "frozen"):
-                path = Path(location).resolve()
-                if path.parent == source.parent:  # installed beside it, not found elsewhere
-                    roots.add(path)
-    return sorted(roots, key=lambda root: (root.name, str(root)))
-
-
-def _cut(text: str, limit: int = 300) -> str:
-    return text if len(text) <= limit else f"{text[: limit - 50]}... ({len(text):,} characters)"
-
-
 def _at(where: str) -> str:
     return f" ({where})" if where else ""
 
@@ -302,7 +208,7 @@ def build_registry(
 
     A plugin that fails (it fails to import, exits on import with ``sys.exit`` or
     ``os._exit`` or raises ``KeyboardInterrupt`` there (a real Ctrl-C still stops; see
-    :func:`_import_guard`), implements an unknown hook or a hook with a wrong signature, a
+    :mod:`harness.discovery`), implements an unknown hook or a hook with a wrong signature, a
     hook raises (a generator hook: while it is iterated) or returns something that is not an
     iterable of well-formed component classes, or a ``(task, name)`` clashes with another
     plugin's) is left out whole, and the fault, naming the plugin, the hook and the way
@@ -326,168 +232,111 @@ def build_registry(
             raise PluginError(text)
         broken.setdefault(name, text)
 
-    pm = pluggy.PluginManager(GROUP)
-    pm.add_hookspecs(hookspecs)
-    for name in blocked:
-        pm.set_blocked(name)
-    versions: dict[str, str] = {}
-    candidates: list[tuple[str, object, str]] = []
-    companions: dict[str, list[str]] = {}
-    if entry_points:
-        candidates += _load_entry_points(blocked, fault, companions)
+    candidates = load_entry_points(blocked, fault) if entry_points else []
     for name, plugin in (plugins or {}).items():
         if name not in blocked:
-            candidates.append((name, plugin, str(getattr(plugin, "__version__", "0"))))
-    for name, plugin, version in candidates:
-        try:
-            pm.register(plugin, name=name)
-        except (pluggy.PluginValidationError, ValueError) as err:
-            fault(name, f"Plugin '{name}' has an invalid hook implementation: {err}.")
-            continue
-        versions[name] = version
-    while True:
-        try:
-            pm.check_pending()
-            break
-        except pluggy.PluginValidationError as err:
-            name = pm.get_name(err.plugin)
-            fault(
-                name,
-                f"Plugin '{name}' implements a hook harness does not define: {err}. Hooks: "
-                + ", ".join(_HOOK_OF_KIND.values())
-                + ".",
-            )
-            pm.unregister(err.plugin)
-            versions.pop(name, None)
-    registry = Registry(plugins=versions, companions=companions)
-    for name, plugin, _ in candidates:
-        source = _source_of(plugin)
+            version = str(getattr(plugin, "__version__", "0"))
+            candidates.append(Loaded(name, plugin, version, [], None))
+    pm, versions = _register(candidates, blocked, fault)
+    registry = Registry(plugins=versions)
+    for loaded in candidates:
+        registry.companions[loaded.name] = loaded.companions
+        source = plugin_source(loaded.plugin, loaded.module)
         if source is not None:
-            registry.sources[name] = source
-    returned: dict[str, list[tuple[str, object]]] = {name: [] for name in versions}
-    for kind, hook_name in _HOOK_OF_KIND.items():
-        for impl in getattr(pm.hook, hook_name).get_hookimpls():
-            try:
-                returned_value = impl.function()
-                if isinstance(returned_value, (type, str)) or not hasattr(
-                    returned_value or (), "__iter__"
-                ):
-                    fault(
-                        impl.plugin_name,
-                        f"Plugin '{impl.plugin_name}': its hook {hook_name}() returned"
-                        f" {shown(returned_value, 200)}; it must return a list of classes, e.g."
-                        f" [{getattr(returned_value, '__name__', 'MyComponent')}].",
-                    )
-                    continue
-                classes = list(returned_value or ())  # a generator runs (and raises) here
-            except (KeyboardInterrupt, SystemExit):
-                raise
-            except BaseException as err:  # a raising hook
-                fault(
-                    impl.plugin_name,
-                    f"Plugin '{impl.plugin_name}': its hook {hook_name}() failed:"
-                    f" {type(err).__name__}: {_cut(str(err))}.",
-                )
-                continue
-            returned[impl.plugin_name] += [(kind, cls) for cls in classes]
+            registry.sources[loaded.name] = source
+    returned = _call_hooks(pm, versions, fault)
     for name, components in returned.items():
-        if name in broken:
-            continue
-        try:
-            for kind, cls in components:
-                _add(registry, kind, cls, name, versions[name])
-        except PluginError as err:
-            for by_key in registry.entries.values():  # leave the whole plugin out
-                for key in [k for k, e in by_key.items() if e.plugin == name]:
-                    del by_key[key]
-            fault(name, str(err).split(" Uninstall one or set")[0])
+        if name not in broken:
+            _index(registry, name, components, fault)
     for name in broken:
         registry.plugins.pop(name, None)
     registry.broken = broken
     return registry
 
 
-class _ExitAtImport(BaseException):
-    """A plugin called ``os._exit(code)`` while it was imported (see :func:`_import_guard`)."""
-
-
-@contextlib.contextmanager
-def _import_guard() -> Iterator[list[bool]]:
-    """While a plugin is imported: ``os._exit()`` called from this thread raises
-    :class:`_ExitAtImport` instead of ending harness silently, and a Ctrl-C is told from a
-    ``KeyboardInterrupt`` the plugin raises itself (the yielded list holds ``True`` after a
-    real SIGINT). A plugin that calls ``posix._exit`` directly, or exits from another thread
-    or a child process, still ends that process: nothing in-process can stop it."""
-    interrupted = [False]
-    real_exit, pid, thread = os._exit, os.getpid(), threading.get_ident()
-
-    def refuse_exit(code: int = 0) -> None:
-        if os.getpid() != pid or threading.get_ident() != thread:  # a child's or a thread's
-            real_exit(code)
-        raise _ExitAtImport(code)
-
-    previous = None
-    if threading.current_thread() is threading.main_thread():
-        previous = signal.getsignal(signal.SIGINT)
-        if callable(previous):
-
-            def on_sigint(signum: int, frame: Any) -> None:
-                interrupted[0] = True
-                previous(signum, frame)
-
-            signal.signal(signal.SIGINT, on_sigint)
-    os._exit = refuse_exit
-    try:
-        yield interrupted
-    finally:
-        os._exit = real_exit
-        if callable(previous):
-            signal.signal(signal.SIGINT, previous)
-
-
-def _load_entry_points(
-    blocked: set[str], fault: Any, companions: dict[str, list[str]]
-) -> list[tuple[str, object, str]]:
-    """Import every ``harness`` entry point not blocked: ``[(name, module, version)]``;
-    ``companions`` gets each one's distribution's top-level names (``top_level.txt``)."""
-    loaded = []
-    for ep in entry_points(group=GROUP):
-        if ep.name in blocked:
-            continue
-        dist = getattr(ep, "dist", None)
+def _register(
+    candidates: list[Loaded], blocked: set[str], fault: Callable[[str, str], None]
+) -> tuple[pluggy.PluginManager, dict[str, str]]:
+    """A plugin manager with the candidates registered: ``(manager, {name: version})`` of
+    those whose hooks are valid (the others go to ``fault``)."""
+    pm = pluggy.PluginManager(GROUP)
+    pm.add_hookspecs(hookspecs)
+    for name in blocked:
+        pm.set_blocked(name)
+    versions: dict[str, str] = {}
+    for loaded in candidates:
         try:
-            with _import_guard() as interrupted:
-                module = ep.load()
-        except KeyboardInterrupt:
-            if interrupted[0]:  # Ctrl-C: stop
+            pm.register(loaded.plugin, name=loaded.name)
+        except (pluggy.PluginValidationError, ValueError) as err:
+            fault(loaded.name, f"Plugin '{loaded.name}' has an invalid hook implementation: {err}.")
+            continue
+        versions[loaded.name] = loaded.version
+    while True:
+        try:
+            pm.check_pending()
+            return pm, versions
+        except pluggy.PluginValidationError as err:
+            name = pm.get_name(err.plugin)
+            hooks = ", ".join(_HOOK_OF_KIND.values())
+            fault(
+                name,
+                f"Plugin '{name}' implements a hook harness does not define: {err}."
+                f" Hooks: {hooks}.",
+            )
+            pm.unregister(err.plugin)
+            versions.pop(name, None)
+
+
+def _call_hooks(
+    pm: pluggy.PluginManager, versions: dict[str, str], fault: Callable[[str, str], None]
+) -> dict[str, list[tuple[str, object]]]:
+    """``{plugin: [(kind, class), ...]}`` from every hook of every registered plugin; a hook
+    that raises (a generator: while iterated) or returns no iterable of classes goes to
+    ``fault``."""
+    returned: dict[str, list[tuple[str, object]]] = {name: [] for name in versions}
+    for kind, hook_name in _HOOK_OF_KIND.items():
+        for impl in getattr(pm.hook, hook_name).get_hookimpls():
+            plugin = impl.plugin_name
+            try:
+                value = impl.function()
+                if isinstance(value, (type, str)) or not hasattr(value or (), "__iter__"):
+                    fault(
+                        plugin,
+                        f"Plugin '{plugin}': its hook {hook_name}() returned"
+                        f" {shown(value, 200)}; it must return a list of classes, e.g."
+                        f" [{getattr(value, '__name__', 'MyComponent')}].",
+                    )
+                    continue
+                classes = list(value or ())  # a generator runs (and raises) here
+            except (KeyboardInterrupt, SystemExit):
                 raise
-            fault(
-                ep.name,
-                f"Plugin '{ep.name}' ({ep.value}) raised KeyboardInterrupt while imported"
-                " (no Ctrl-C was pressed).",
-            )
-            continue
-        except _ExitAtImport as err:
-            fault(
-                ep.name,
-                f"Plugin '{ep.name}' ({ep.value}) called os._exit({err.args[0]}) while imported,"
-                " which would end every harness command.",
-            )
-            continue
-        except BaseException as err:  # an import error, or sys.exit() at import time
-            fault(
-                ep.name,
-                f"Plugin '{ep.name}' ({ep.value}) failed to import:"
-                f" {type(err).__name__}: {_cut(str(err))}.",
-            )
-            continue
-        loaded.append((ep.name, module, dist.version if dist is not None else "0"))
-        try:
-            text = dist.read_text("top_level.txt") if dist is not None else None
-        except OSError:
-            text = None
-        companions[ep.name] = (text or "").split()
-    return loaded
+            except BaseException as err:  # a raising hook
+                fault(
+                    plugin,
+                    f"Plugin '{plugin}': its hook {hook_name}() failed:"
+                    f" {type(err).__name__}: {cut_text(str(err))}.",
+                )
+                continue
+            returned[plugin] += [(kind, cls) for cls in classes]
+    return returned
+
+
+def _index(
+    registry: Registry,
+    plugin: str,
+    components: list[tuple[str, object]],
+    fault: Callable[[str, str], None],
+) -> None:
+    """Add one plugin's components to ``registry``; on a malformed one or a clash, none of
+    them (the whole plugin goes to ``fault``)."""
+    try:
+        for kind, cls in components:
+            _add(registry, kind, cls, plugin, registry.plugins[plugin])
+    except PluginError as err:
+        for by_key in registry.entries.values():  # leave the whole plugin out
+            for key in [k for k, e in by_key.items() if e.plugin == plugin]:
+                del by_key[key]
+        fault(plugin, str(err).split(" Uninstall one or set")[0])
 
 
 def _add(registry: Registry, kind: str, cls: object, plugin: str, version: str) -> None:

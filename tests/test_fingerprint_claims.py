@@ -3,7 +3,7 @@ editing the code that computes results does."""
 
 from __future__ import annotations
 
-from harness import registry as registry_module
+from harness import fingerprint
 
 
 def test_claims_and_reports_are_left_out_of_the_fingerprint(tmp_path):
@@ -11,9 +11,9 @@ def test_claims_and_reports_are_left_out_of_the_fingerprint(tmp_path):
     package.mkdir()
     for name in ("__init__.py", "metrics.py", "claims.py", "reports.py"):
         (package / name).write_text(f"# {name}\n")
-    first = registry_module._fingerprint(package)
+    first = fingerprint.code_fingerprint(package)
     (package / "claims.py").write_text("# a claim's margin, edited\n")
     (package / "reports.py").write_text("# a plot, edited\n")
-    assert registry_module._fingerprint(package) == first
+    assert fingerprint.code_fingerprint(package) == first
     (package / "metrics.py").write_text("# a metric, edited\n")
-    assert registry_module._fingerprint(package) != first
+    assert fingerprint.code_fingerprint(package) != first

@@ -114,7 +114,7 @@ def test_plugin_import_error_is_reported_with_the_error(monkeypatch):
         def load(self):
             raise ImportError("No module named 'missing_dependency'")
 
-    monkeypatch.setattr("harness.registry.entry_points", lambda group: [BrokenEntryPoint()])
+    monkeypatch.setattr("harness.discovery.entry_points", lambda group: [BrokenEntryPoint()])
     with pytest.raises(PluginError, match=r"'broken'.*failed to import.*missing_dependency"):
         build_registry(strict=True)
     registry = build_registry()  # not strict: left out, the fault kept with the way out
@@ -139,3 +139,166 @@ def test_bad_component_name_is_rejected():
 
     with pytest.raises(PluginError, match=r"lower-case words joined by '-'"):
         build_registry({"p": Plugin()}, entry_points=False, strict=True)
+
+
+# -- the code fingerprint, whatever the plugin's layout (issue 30, item 3) --------------------
+
+PLUGIN_CODE = '''
+from dataclasses import dataclass
+
+from harness import Method, hookimpl
+from {helpers} import OFFSET
+
+
+class Shifted(Method):
+    """Returns OFFSET (a method whose result depends on a helper module)."""
+
+    name = "shifted"
+    task = "{task}"
+
+    @dataclass
+    class Params:
+        pass
+
+    def run(self, data, params, seed):
+        return OFFSET
+
+
+@hookimpl
+def harness_methods():
+    return [Shifted]
+'''
+
+
+def _install(site, entry: str, module: str, files: dict[str, str]) -> None:
+    """An installed distribution in ``site`` whose entry point ``entry`` names ``module``,
+    with ``files`` ({path relative to site: text}) as its code."""
+    info = site / f"harness_{entry}-0.1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: harness-{entry}\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(f"[harness]\n{entry} = {module}\n")
+    for relative, text in files.items():
+        (site / relative).parent.mkdir(parents=True, exist_ok=True)
+        (site / relative).write_text(text)
+
+
+def _fingerprint_of(entry: str, site, monkeypatch, prefix: str) -> str:
+    """The fingerprint of plugin ``entry`` in a fresh registry (modules named ``prefix*``
+    imported anew, as a new process would)."""
+    import importlib
+    import sys
+    from importlib.metadata import entry_points
+
+    monkeypatch.syspath_prepend(str(site))
+    importlib.invalidate_caches()
+    for name in [m for m in sys.modules if m.startswith(prefix)]:
+        monkeypatch.delitem(sys.modules, name)
+    others = {ep.name for ep in entry_points(group="harness")} - {entry}
+    registry = build_registry(disabled=others, strict=True)
+    assert registry.names("method", f"{entry}-task") == ["shifted"]
+    return registry.fingerprint(entry)
+
+
+def test_a_namespace_package_plugin_gets_a_fingerprint_that_an_edit_changes(tmp_path, monkeypatch):
+    """A PEP 420 plugin (``nsplug/`` without ``__init__.py``, hooks in ``nsplug/plugin.py``,
+    code in ``nsplug/helpers.py``). Before: fingerprint 'unknown', so editing it reran
+    nothing."""
+    from harness.fingerprint import UNFINGERPRINTED
+
+    site = tmp_path / "site"
+    code = PLUGIN_CODE.format(helpers="nsplug.helpers", task="nsplug-task")
+    files = {"nsplug/plugin.py": code, "nsplug/helpers.py": "OFFSET = 0.0\n"}
+    _install(site, "nsplug", "nsplug.plugin", files)
+    first = _fingerprint_of("nsplug", site, monkeypatch, "nsplug")
+    assert first != UNFINGERPRINTED
+    (site / "nsplug" / "helpers.py").write_text("OFFSET = 1000.0\n")
+    assert _fingerprint_of("nsplug", site, monkeypatch, "nsplug") != first
+
+
+def test_a_package_inside_a_namespace_package_is_fingerprinted_alone(tmp_path, monkeypatch):
+    """``acme/`` (a namespace shared with other distributions) holding the plugin's regular
+    package ``acme/harness_sub``: its edits count, a sibling distribution's do not."""
+    site = tmp_path / "site"
+    code = PLUGIN_CODE.format(helpers="acmens.harness_sub.helpers", task="acmesub-task")
+    files = {
+        "acmens/harness_sub/__init__.py": code,
+        "acmens/harness_sub/helpers.py": "OFFSET = 0.0\n",
+        "acmens/other_dist/__init__.py": "# another distribution's package\n",
+    }
+    _install(site, "acmesub", "acmens.harness_sub", files)
+    first = _fingerprint_of("acmesub", site, monkeypatch, "acmens")
+    (site / "acmens" / "other_dist" / "__init__.py").write_text("# edited\n")
+    assert _fingerprint_of("acmesub", site, monkeypatch, "acmens") == first
+    (site / "acmens" / "harness_sub" / "helpers.py").write_text("OFFSET = 1.0\n")
+    assert _fingerprint_of("acmesub", site, monkeypatch, "acmens") != first
+
+
+def test_a_zipped_and_a_sourceless_plugin_are_fingerprinted(tmp_path, monkeypatch):
+    """A plugin imported from a zip archive on sys.path, and one installed as ``.pyc``
+    files only. Before: 'unknown' for the zip; for the ``.pyc`` the digest of no file at
+    all, the same whatever the code (an edit reran nothing)."""
+    import py_compile
+    import zipfile
+
+    from harness.fingerprint import UNFINGERPRINTED
+
+    site = tmp_path / "site"
+    _install(site, "zipplug", "zipplug", {})
+    _install(site, "pycplug", "pycplug", {})
+    code = PLUGIN_CODE.format(helpers="zipplug.helpers", task="zipplug-task")
+
+    def zipped(offset: str) -> str:
+        archive = tmp_path / f"code-{offset}.zip"
+        with zipfile.ZipFile(archive, "w") as opened:
+            opened.writestr("zipplug/__init__.py", code)
+            opened.writestr("zipplug/helpers.py", f"OFFSET = {offset}\n")
+        monkeypatch.syspath_prepend(str(archive))
+        return _fingerprint_of("zipplug", site, monkeypatch, "zipplug")
+
+    first = zipped("0.0")
+    assert first != UNFINGERPRINTED and zipped("1.0") != first
+
+    def compiled(offset: str) -> str:
+        source = tmp_path / "pycplug.py"
+        text = PLUGIN_CODE.format(helpers="math", task="pycplug-task")
+        source.write_text(text.replace("from math import OFFSET", f"OFFSET = {offset}"))
+        py_compile.compile(str(source), cfile=str(site / "pycplug.pyc"), doraise=True)
+        return _fingerprint_of("pycplug", site, monkeypatch, "pycplug")
+
+    first = compiled("0.0")
+    assert first != UNFINGERPRINTED and compiled("1.0") != first
+
+
+def test_a_plugin_without_locatable_code_is_unfingerprinted_and_its_cells_rerun(write_suite, store):
+    """A plugin object defined in ``__main__`` has no code to hash: its cells are marked
+    (``Cell.fingerprinted`` False) and rerun, not resumed on params alone (before: resumed,
+    so an edit to such a plugin reran nothing)."""
+    from harness.fingerprint import UNFINGERPRINTED
+    from harness.suite import load_suite
+
+    class Elsewhere(toy_plugin.Mean):
+        """The toy's mean under another name, from a plugin defined in ``__main__``."""
+
+        name = "elsewhere"
+
+    def harness_methods(self):
+        return [Elsewhere]
+
+    hooks = {"__module__": "__main__", "harness_methods": harness.hookimpl(harness_methods)}
+    main = type("Main", (), hooks)()
+    registry = build_registry({"main-toy": main, "toy": toy_plugin}, entry_points=False)
+    assert registry.fingerprint("main-toy") == UNFINGERPRINTED
+    run = "  - {task: toy, datasets: [noise], methods: [elsewhere, mean], metrics: [abs-error]}\n"
+    cells = load_suite(write_suite("name: s\nruns:\n" + run), registry).cells
+    assert {c.method: c.fingerprinted for c in cells} == {"elsewhere": False, "mean": True}
+    from harness.runner import planned_states, run_suite
+    from harness.tracking import Tracker
+
+    suite = load_suite(write_suite("name: s\nruns:\n" + run), registry)
+    assert run_suite(suite, registry, Tracker(store)).ran == 2
+    states = planned_states(suite, Tracker(store))
+    assert {c.method: states[c.cell_hash] for c in suite.cells} == {
+        "elsewhere": "plugin code has no fingerprint",
+        "mean": "done",
+    }
+    assert run_suite(suite, registry, Tracker(store)).ran == 1  # rerun, not resumed
