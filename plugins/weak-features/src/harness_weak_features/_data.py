@@ -88,7 +88,7 @@ class WeakData:
     weak_kind: str
     rate: float
 
-    def __post_init__(self) -> None:
+    def __post_init__(self) -> None:  # invariants of a data record, not Params
         if self.weak_kind not in WEAK_KINDS:
             raise ValueError(f"weak_kind must be one of {WEAK_KINDS}, got {self.weak_kind!r}")
         for name, k in zip(self.weak_names, self.n_levels, strict=True):
@@ -154,7 +154,7 @@ class WeakOutput:
     y_score: np.ndarray
     v_hat_test: np.ndarray | None = None
 
-    def __post_init__(self) -> None:
+    def __post_init__(self) -> None:  # invariants of a data record, not Params
         score = np.asarray(self.y_score, dtype=np.float64)
         if not np.isfinite(score).all():
             raise ValueError("y_score has non-finite values (NaN or inf)")

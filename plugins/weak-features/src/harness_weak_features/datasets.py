@@ -11,7 +11,7 @@ from importlib import resources
 from typing import Annotated, ClassVar, Literal
 
 import numpy as np
-from pydantic import Field
+from pydantic import AfterValidator, Field
 from pydantic.dataclasses import dataclass
 
 from harness import Dataset, LazyModule
@@ -27,6 +27,16 @@ WeakKind = Literal[
 ]
 Rate = Annotated[float, Field(ge=0, lt=1)]
 Fraction = Annotated[float, Field(gt=0, lt=1)]
+
+
+def _all_or_at_least_20(n: int) -> int:
+    if n != 0 and n < 20:
+        raise ValueError(f"must be 0 (all rows) or >= 20, got {n}")
+    return n
+
+
+Rows = Annotated[int, Field(ge=0), AfterValidator(_all_or_at_least_20)]
+"""n of a table: the rows subsampled, 0 for all."""
 
 
 def build_weak_data(
@@ -227,16 +237,14 @@ def _split_columns(text: str) -> tuple[str, ...]:
     return tuple(c.strip() for c in text.split(",") if c.strip())
 
 
-def _check_table(params, options: tuple[str, ...]) -> None:
-    """The checks a field declaration cannot state: known weak columns, n = 0 or >= 20."""
-    names = _split_columns(params.weak_columns)
+def _check_columns(weak_columns: str, options: tuple[str, ...]) -> None:
+    """weak_columns names at least one of this table's ``options`` and no other column."""
+    names = _split_columns(weak_columns)
     if not names:
         raise ValueError("weak_columns must name at least one column")
     for c in names:
         if c not in options:
             raise ValueError(f"weak_columns: unknown column {c!r}. Known: {', '.join(options)}.")
-    if params.n != 0 and params.n < 20:
-        raise ValueError(f"n must be 0 (all rows) or >= 20, got {params.n}")
 
 
 class Affairs(_Table):
@@ -288,11 +296,11 @@ class Affairs(_Table):
         weak_columns: str = "occupation"
         weak_kind: WeakKind = "noisy"
         rate: Rate = 0.3
-        n: Annotated[int, Field(ge=0)] = 0
+        n: Rows = 0
         test_fraction: Fraction = 0.3
 
-        def __post_init__(self) -> None:
-            _check_table(self, Affairs.weak_options)
+        def __post_init__(self) -> None:  # the table's own columns (names keep their case)
+            _check_columns(self.weak_columns, Affairs.weak_options)
 
     def _frame(self) -> tuple[pd.DataFrame, np.ndarray]:
         import statsmodels.api as sm
@@ -351,11 +359,11 @@ class Anes96(_Table):
         weak_columns: str = "PID"
         weak_kind: WeakKind = "noisy"
         rate: Rate = 0.3
-        n: Annotated[int, Field(ge=0)] = 0
+        n: Rows = 0
         test_fraction: Fraction = 0.3
 
-        def __post_init__(self) -> None:
-            _check_table(self, Anes96.weak_options)
+        def __post_init__(self) -> None:  # the table's own columns (names keep their case)
+            _check_columns(self.weak_columns, Anes96.weak_options)
 
     def _frame(self) -> tuple[pd.DataFrame, np.ndarray]:
         import statsmodels.api as sm
@@ -446,11 +454,11 @@ class Adult(Dataset):
         weak_columns: str = "occupation"
         weak_kind: WeakKind = "noisy"
         rate: Rate = 0.3
-        n: Annotated[int, Field(ge=0)] = 5000
+        n: Rows = 5000
         test_fraction: Fraction = 0.3
 
-        def __post_init__(self) -> None:
-            _check_table(self, Adult.weak_options)
+        def __post_init__(self) -> None:  # the table's own columns (names keep their case)
+            _check_columns(self.weak_columns, Adult.weak_options)
 
     def load(self, params: Adult.Params, seed: int) -> WeakData:
         """Subsample, code the weak columns and corrupt them; deterministic in (params, seed)."""

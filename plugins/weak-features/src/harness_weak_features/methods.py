@@ -28,6 +28,7 @@ from harness import Method, Skip
 from harness_weak_features._corruption import candidates, emulate_estimator
 from harness_weak_features._data import WeakData, WeakOutput
 from harness_weak_features._observation import estimated_likelihood
+from harness_weak_features._threads import limit_threads
 
 __all__ = [
     "DropFeature",
@@ -49,19 +50,9 @@ __all__ = [
 TASK = "weak-features"
 
 
-@contextlib.contextmanager
-def _threads(n: int) -> Iterator[None]:
+def _threads(n: int) -> contextlib.AbstractContextManager[None]:
     """Limit torch and BLAS/OpenMP threads to ``n`` inside the block, then restore."""
-    import torch
-    from threadpoolctl import threadpool_limits
-
-    before = torch.get_num_threads()
-    torch.set_num_threads(n)
-    try:
-        with threadpool_limits(limits=n):
-            yield
-    finally:
-        torch.set_num_threads(before)
+    return limit_threads(n, torch=True)
 
 
 @contextlib.contextmanager
