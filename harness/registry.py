@@ -117,6 +117,10 @@ class Registry:
             )
         return self._fingerprints[plugin]
 
+    def classes(self, kind: str, task: str) -> list[type[Component]]:
+        """The ``kind`` component classes of ``task``, sorted by name."""
+        return [self.entries[kind][(task, name)].cls for name in self.names(kind, task)]
+
     def tasks(self) -> list[str]:
         """Every task some component belongs to, sorted."""
         return sorted({task for by_key in self.entries.values() for task, _ in by_key})

@@ -23,6 +23,7 @@ import dataclasses
 import functools
 import inspect
 import re
+import sys
 import typing
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -36,10 +37,13 @@ from harness.components import (
     Dataset,
     Method,
     Metric,
+    Report,
     Skip,
+    params_as_dict,
     params_fields,
     validate_params,
 )
+from harness.errors import PluginError
 from harness.isolation import READ_ONLY_HINT, changed_parts, part_hashes, read_only
 from harness.registry import KINDS, Registry, build_registry
 
@@ -97,19 +101,11 @@ def check_load_is_deterministic(cls: type[Component], registry: Registry) -> Non
     assert isinstance(description, dict), f"{cls.name}.describe must return a dict"
 
 
-def _datasets(task: str, registry: Registry) -> list[type[Dataset]]:
-    return [registry.entries["dataset"][(task, n)].cls for n in registry.names("dataset", task)]
-
-
-def _methods(task: str, registry: Registry) -> list[type[Method]]:
-    return [registry.entries["method"][(task, n)].cls for n in registry.names("method", task)]
-
-
 def _pairs(method: type[Method], registry: Registry) -> Iterator[tuple[type[Dataset], Any]]:
     """Every dataset of the method's tasks, loaded at its smallest configuration
     (``test_params``) and seed 0; datasets that skip are left out."""
     for task in method.tasks():
-        for dataset in _datasets(task, registry):
+        for dataset in registry.classes("dataset", task):
             try:
                 yield dataset, _loaded(dataset, 0)
             except Skip:
@@ -205,7 +201,7 @@ def check_compute_returns_valid_value(cls: type[Component], registry: Registry) 
     metric = cls(_params(cls))
     computed = 0
     for task in cls.tasks():
-        for method in _methods(task, registry):
+        for method in registry.classes("method", task):
             for dataset, data in _pairs(method, registry):
                 try:
                     output = _output(method, dataset)
@@ -248,12 +244,10 @@ def check_results(task: str, registry: Registry, seeds: tuple[int, ...] = (0, 1)
     :meth:`harness.tracking.Tracker.results` and the report's ``curves`` mapping."""
     import pandas as pd
 
-    from harness.components import params_as_dict
-
     rows, curves = [], {}
-    metrics = [registry.entries["metric"][(task, n)].cls for n in registry.names("metric", task)]
-    for dataset in _datasets(task, registry):
-        for method in _methods(task, registry):
+    metrics = registry.classes("metric", task)
+    for dataset in registry.classes("dataset", task):
+        for method in registry.classes("method", task):
             for seed in seeds:
                 cell = f"{dataset.name}|{method.name}|{seed}"
                 row = {
@@ -299,8 +293,6 @@ def check_build_on_check_results(cls: type[Component], registry: Registry) -> No
     """``Report.build`` runs on the results of every (dataset, method) pair of its task
     at the smallest configurations and two seeds, and returns ``{name: Figure or
     DataFrame}`` (or raises Skip)."""
-    from harness.components import Report
-
     if not issubclass(cls, Report):
         raise Skip("not a report")
     for task in cls.tasks():
@@ -327,8 +319,6 @@ def check_build_on_check_results(cls: type[Component], registry: Registry) -> No
 
 
 def _close_figures(items: dict[str, Any]) -> None:
-    import sys
-
     plt = sys.modules.get("matplotlib.pyplot")
     for item in items.values():
         if plt is not None and hasattr(item, "savefig"):
@@ -381,8 +371,6 @@ def iter_checks(
 
     :raises harness.errors.PluginError: if no installed plugin is called ``plugin``.
     """
-    from harness.errors import PluginError
-
     registry = registry or build_registry()
     if plugin in registry.broken:
         raise PluginError(registry.broken[plugin])
