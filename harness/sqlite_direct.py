@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.store import sqlite_path
+from harness.store import BUSY_TIMEOUT_S, sqlite_path
 
 __all__ = [
     "SCHEMA_REVISION",
@@ -57,7 +57,6 @@ SCHEMA_REVISION = "dc11669786a5"
 
 _PLAIN_KEY = re.compile(r"[A-Za-z0-9_.\-/ :]{1,250}")
 _MAX_PARAM, _MAX_TAG = 6000, 8000  # mlflow.utils.validation MAX_PARAM_VAL/MAX_TAG_VAL_LENGTH
-_BUSY_MS = 60_000
 
 
 class UnsupportedWriteError(Exception):
@@ -106,7 +105,7 @@ class DirectSqlite:
     Use :meth:`open`, which returns ``None`` where this must not be used. One connection
     per thread (the writer and heartbeat threads write while the main thread reads);
     SQLite's locking serialises writers across processes (a busy store is waited for up
-    to 60 s, as MLflow's engine would).
+    to :data:`harness.store.BUSY_TIMEOUT_S`, then ``database is locked`` is raised).
     """
 
     def __init__(self, path: Path) -> None:
@@ -134,7 +133,7 @@ class DirectSqlite:
         """This thread's connection to the database (opened on first use, WAL mode)."""
         db = getattr(self._local, "db", None)
         if db is None:
-            db = sqlite3.connect(self.path, isolation_level=None, timeout=_BUSY_MS / 1000)
+            db = sqlite3.connect(self.path, isolation_level=None, timeout=BUSY_TIMEOUT_S)
             db.execute("PRAGMA journal_mode=WAL")  # as harness's MLflow engine sets it
             db.execute("PRAGMA synchronous=NORMAL")
             db.execute("PRAGMA foreign_keys=ON")
@@ -256,15 +255,7 @@ class DirectSqlite:
             value over MLflow's length limits, or a non-``file:`` artifact location.
         """
         tags = {**tags, "mlflow.runName": run_name}
-        values_ok = all(len(v) <= _MAX_TAG for v in tags.values()) and all(
-            len(v) <= _MAX_PARAM for v in params.values()
-        )
-        keys_ok = all(plain_key(k) for k in (*tags, *params, *(m[0] for m in metrics)))
-        finite = all(math.isfinite(m[1]) for m in metrics)
-        if not (values_ok and keys_ok and finite and len(run_name) <= 250):
-            raise UnsupportedWriteError("a key, value or metric MLflow must check")
-        if not artifact_location.startswith("file:"):
-            raise UnsupportedWriteError("artifacts outside a local folder")
+        _check_run(artifact_location, run_name, tags, params, metrics)
         run_id = uuid.uuid4().hex
         artifact_uri = f"{artifact_location.rstrip('/')}/{run_id}/artifacts"
         folder = file_uri_path(artifact_uri)
@@ -272,43 +263,8 @@ class DirectSqlite:
             target = folder / relative
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, encoding="utf-8")
-        latest: dict[str, tuple[int, int, float]] = {}
-        for key, value, timestamp, step in metrics:
-            latest[key] = max(latest.get(key, (step, timestamp, value)), (step, timestamp, value))
-        statements: list[tuple[str, Sequence]] = [
-            (
-                "INSERT INTO runs (run_uuid, name, source_type, source_name, entry_point_name,"
-                " user_id, status, start_time, end_time, source_version, lifecycle_stage,"
-                " artifact_uri, experiment_id, deleted_time) VALUES (?, ?, 'UNKNOWN', '', '',"
-                " 'unknown', ?, ?, ?, '', 'active', ?, ?, NULL)",
-                (run_id, run_name, status, start_time, end_time, artifact_uri, int(experiment_id)),
-            )
-        ]
-        statements += [
-            ("INSERT INTO tags (key, value, run_uuid) VALUES (?, ?, ?)", (k, v, run_id))
-            for k, v in tags.items()
-        ]
-        statements += [
-            ("INSERT INTO params (key, value, run_uuid) VALUES (?, ?, ?)", (k, v, run_id))
-            for k, v in params.items()
-        ]
-        statements += [
-            (
-                "INSERT OR IGNORE INTO metrics (key, value, timestamp, run_uuid, step, is_nan)"
-                " VALUES (?, ?, ?, ?, ?, 0)",
-                (key, float(value), timestamp, run_id, step),
-            )
-            for key, value, timestamp, step in metrics
-        ]
-        statements += [
-            (
-                "INSERT INTO latest_metrics (key, value, timestamp, step, is_nan, run_uuid)"
-                " VALUES (?, ?, ?, ?, 0, ?)",
-                (key, float(value), timestamp, step, run_id),
-            )
-            for key, (step, timestamp, value) in latest.items()
-        ]
-        self._write(statements)
+        row = (run_id, run_name, status, start_time, end_time, artifact_uri, int(experiment_id))
+        self._write(_run_statements(row, tags, params, metrics))
         return run_id
 
     def set_tag(self, run_id: str, key: str, value: str) -> None:
@@ -339,19 +295,23 @@ class DirectSqlite:
     # -- reading ----------------------------------------------------------------------
 
     def runs(
-        self, experiment_id: str, *, kind: str, status: str | None = None, full: bool = False
+        self,
+        experiment_id: str,
+        *,
+        tag: tuple[str, str],
+        status: str | None = None,
+        full: bool = False,
     ) -> Iterator[RunRow]:
-        """Active runs of the experiment tagged ``harness.kind = kind``, newest first
-        (start time, then end time, descending). ``status``: only runs with that status;
-        ``'!RUNNING'``: every other. ``full``: with params and latest metrics too (else
-        tags only)."""
+        """Active runs of the experiment that have tag ``(key, value)``, newest start time
+        first. ``status``: only runs with that status; ``'!RUNNING'``: every other.
+        ``full``: with params and latest metrics too (else tags only)."""
         where = [
             "r.experiment_id = ?",
             "r.lifecycle_stage = 'active'",
             "EXISTS (SELECT 1 FROM tags k WHERE k.run_uuid = r.run_uuid"
-            " AND k.key = 'harness.kind' AND k.value = ?)",
+            " AND k.key = ? AND k.value = ?)",
         ]
-        args: list = [int(experiment_id), kind]
+        args: list = [int(experiment_id), *tag]
         if status is not None:
             where.append("r.status != ?" if status.startswith("!") else "r.status = ?")
             args.append(status.removeprefix("!"))
@@ -398,3 +358,70 @@ class DirectSqlite:
         """The experiment's artifact location (``''`` when it has none)."""
         sql = "SELECT artifact_location FROM experiments WHERE experiment_id = ?"
         return self._value(sql, int(experiment_id)) or ""
+
+
+def _check_run(
+    artifact_location: str,
+    run_name: str,
+    tags: Mapping[str, str],
+    params: Mapping[str, str],
+    metrics: Sequence[tuple[str, float, int, int]],
+) -> None:
+    """:raises UnsupportedWriteError: a run :meth:`DirectSqlite.create_run` leaves to MLflow."""
+    values_ok = all(len(v) <= _MAX_TAG for v in tags.values()) and all(
+        len(v) <= _MAX_PARAM for v in params.values()
+    )
+    keys_ok = all(plain_key(k) for k in (*tags, *params, *(m[0] for m in metrics)))
+    finite = all(math.isfinite(m[1]) for m in metrics)
+    if not (values_ok and keys_ok and finite and len(run_name) <= 250):
+        raise UnsupportedWriteError("a key, value or metric MLflow must check")
+    if not artifact_location.startswith("file:"):
+        raise UnsupportedWriteError("artifacts outside a local folder")
+
+
+def _run_statements(
+    row: tuple,
+    tags: Mapping[str, str],
+    params: Mapping[str, str],
+    metrics: Sequence[tuple[str, float, int, int]],
+) -> list[tuple[str, Sequence]]:
+    """The rows of one run: ``runs`` (``row``: id, name, status, start, end, artifact URI,
+    experiment id), its tags, params, metrics and ``latest_metrics``."""
+    run_id = row[0]
+    latest: dict[str, tuple[int, int, float]] = {}
+    for key, value, timestamp, step in metrics:
+        latest[key] = max(latest.get(key, (step, timestamp, value)), (step, timestamp, value))
+    statements: list[tuple[str, Sequence]] = [
+        (
+            "INSERT INTO runs (run_uuid, name, source_type, source_name, entry_point_name,"
+            " user_id, status, start_time, end_time, source_version, lifecycle_stage,"
+            " artifact_uri, experiment_id, deleted_time) VALUES (?, ?, 'UNKNOWN', '', '',"
+            " 'unknown', ?, ?, ?, '', 'active', ?, ?, NULL)",
+            row,
+        )
+    ]
+    statements += [
+        ("INSERT INTO tags (key, value, run_uuid) VALUES (?, ?, ?)", (k, v, run_id))
+        for k, v in tags.items()
+    ]
+    statements += [
+        ("INSERT INTO params (key, value, run_uuid) VALUES (?, ?, ?)", (k, v, run_id))
+        for k, v in params.items()
+    ]
+    statements += [
+        (
+            "INSERT OR IGNORE INTO metrics (key, value, timestamp, run_uuid, step, is_nan)"
+            " VALUES (?, ?, ?, ?, ?, 0)",
+            (key, float(value), timestamp, run_id, step),
+        )
+        for key, value, timestamp, step in metrics
+    ]
+    statements += [
+        (
+            "INSERT INTO latest_metrics (key, value, timestamp, step, is_nan, run_uuid)"
+            " VALUES (?, ?, ?, ?, 0, ?)",
+            (key, float(value), timestamp, step, run_id),
+        )
+        for key, (step, timestamp, value) in latest.items()
+    ]
+    return statements

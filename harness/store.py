@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import errno
 import importlib.util
 import json
 import os
@@ -23,14 +24,27 @@ import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from harness.errors import StoreError, missing_dependency
 from harness.secrets import mask
 
-__all__ = ["CHECK_TIMEOUT_S", "check_store", "driver_problem", "sqlite_path", "store_lock"]
+__all__ = [
+    "BUSY_TIMEOUT_S",
+    "CHECK_TIMEOUT_S",
+    "FileIdentity",
+    "check_store",
+    "driver_problem",
+    "lost_message",
+    "sqlite_path",
+    "store_failure",
+    "store_lock",
+]
 
 CHECK_TIMEOUT_S = 12.0
 """The whole start-up check gives up after this long (so harness exits within 15 s)."""
+BUSY_TIMEOUT_S = 10.0
+"""How long a write waits for a SQLite store another process holds locked (then exit 2)."""
 _CONNECT_TIMEOUT_S = 5.0  # a server's /health, a database's connection
 
 # SQLAlchemy dialect -> (driver module, its pip package); the PostgreSQL pins are in
@@ -108,44 +122,13 @@ def check_store(uri: str, timeout_s: float = CHECK_TIMEOUT_S) -> None:
 
     :raises StoreError: what is wrong and what to do, with any password masked.
     """
-    scheme = _scheme(uri)
     db = sqlite_path(uri)
     if db is not None:
-        if str(db) == ":memory:" or uri.endswith("/") or db.is_dir():  # "" is ".", a folder
-            raise StoreError(
-                f"Tracking URI {mask(uri)} names no database file: use sqlite:///PATH/mlflow.db"
-                " (a file, created on first use)."
-            )
-        if db.exists() and not os.access(db, os.R_OK | os.W_OK):
-            raise StoreError(
-                f"Cannot read and write the tracking store file {db.absolute()} ({mask(uri)}):"
-                " fix its permissions, or pass another --tracking-uri."
-            )
-        blocked = unwritable_folder(db.parent.absolute())
-        if blocked is not None:
-            raise StoreError(f"Cannot write the tracking store folder {blocked} ({mask(uri)}).")
+        _check_sqlite(uri, db)
         return
-    if scheme in ("http", "https"):
-        probe = _check_server
-    elif scheme.split("+")[0] in ("postgresql", "mysql", "mssql"):
-        problem = driver_problem(uri)
-        if problem:
-            raise StoreError(problem)
-        probe = _check_database
-    elif scheme == "databricks" or uri == "databricks" or uri.startswith("databricks:"):
+    probe = _probe_of(uri)
+    if probe is None:
         return  # left to MLflow
-    else:
-        if scheme == "sqlite" and uri.startswith("sqlite://") and uri[9:10] != "/":
-            what = "an in-memory SQLite database (gone when the process ends)"
-        elif scheme:
-            what = f"scheme '{scheme}'"
-        else:
-            what = "no database scheme (a file-store folder, or file:)"
-        raise StoreError(
-            f"Tracking URI {mask(uri)} has {what}; harness keeps results in a database:"
-            " use sqlite:///PATH/mlflow.db (a file), http(s)://HOST:PORT (a tracking server)"
-            " or postgresql://USER@HOST/DB."
-        )
     outcome: list[BaseException | None] = []
 
     deadline = time.monotonic() + timeout_s
@@ -168,6 +151,134 @@ def check_store(uri: str, timeout_s: float = CHECK_TIMEOUT_S) -> None:
         )
     if outcome[0] is not None:
         raise outcome[0]
+
+
+def _check_sqlite(uri: str, db: Path) -> None:
+    """:raises StoreError: ``db`` is no file, cannot be read and written, or its folder
+    cannot be written."""
+    if str(db) == ":memory:" or uri.endswith("/") or db.is_dir():  # "" is ".", a folder
+        raise StoreError(
+            f"Tracking URI {mask(uri)} names no database file: use sqlite:///PATH/mlflow.db"
+            " (a file, created on first use)."
+        )
+    if db.exists() and not os.access(db, os.R_OK | os.W_OK):
+        raise StoreError(
+            f"Cannot read and write the tracking store file {db.absolute()} ({mask(uri)}):"
+            " fix its permissions, or pass another --tracking-uri."
+        )
+    blocked = unwritable_folder(db.parent.absolute())
+    if blocked is not None:
+        raise StoreError(f"Cannot write the tracking store folder {blocked} ({mask(uri)}).")
+
+
+def _probe_of(uri: str) -> Any:
+    """The reachability probe of a server or database URI; ``None`` for ``databricks``
+    (left to MLflow).
+
+    :raises StoreError: a missing database driver, or a scheme harness cannot use.
+    """
+    scheme = _scheme(uri)
+    if scheme in ("http", "https"):
+        return _check_server
+    if scheme.split("+")[0] in ("postgresql", "mysql", "mssql"):
+        problem = driver_problem(uri)
+        if problem:
+            raise StoreError(problem)
+        return _check_database
+    if scheme == "databricks" or uri == "databricks" or uri.startswith("databricks:"):
+        return None
+    if scheme == "sqlite" and uri.startswith("sqlite://") and uri[9:10] != "/":
+        what = "an in-memory SQLite database (gone when the process ends)"
+    elif scheme:
+        what = f"scheme '{scheme}'"
+    else:
+        what = "no database scheme (a file-store folder, or file:)"
+    raise StoreError(
+        f"Tracking URI {mask(uri)} has {what}; harness keeps results in a database:"
+        " use sqlite:///PATH/mlflow.db (a file), http(s)://HOST:PORT (a tracking server)"
+        " or postgresql://USER@HOST/DB."
+    )
+
+
+class FileIdentity:
+    """Which file a SQLite store's path named when it was opened (device and inode), to
+    tell later whether it is still there: a database deleted or replaced while a run
+    writes would otherwise take every result with it unseen (an open connection keeps
+    writing into the deleted file)."""
+
+    def __init__(self, uri: str) -> None:
+        self.path = sqlite_path(uri)
+        self._id = self._now()
+
+    def _now(self) -> tuple[int, int] | None:
+        try:
+            info = self.path.stat() if self.path is not None else None
+        except OSError:
+            return None
+        return None if info is None else (info.st_dev, info.st_ino)
+
+    def gone(self) -> bool:
+        """Whether the file opened is no longer at its path (always ``False`` for a store
+        that is not a local SQLite file, or that had no file when opened)."""
+        return self._id is not None and self._now() != self._id
+
+
+_FAILURES = (  # (words in the error, what happened to the store)
+    (("database is locked", "database table is locked"), "is locked by another process"),
+    (("readonly database", "read-only file system", "permission denied"), "turned read-only"),
+    (("database or disk is full", "no space left"), "is full (no space left on its disk)"),
+    (
+        ("no such table", "unable to open database", "disk i/o error", "no such file"),
+        "disappeared (deleted or moved)",
+    ),
+)
+
+
+def store_failure(err: BaseException) -> str | None:
+    """What happened to a SQLite store, read from ``err`` or an exception it was raised
+    from (``sqlite3``, SQLAlchemy or MLflow wrapping them, ``OSError``): ``'is locked by
+    another process'``, ``'turned read-only'``, ``'is full (...)'``, ``'disappeared (...)'``;
+    ``None`` for anything else (a value the store refused)."""
+    seen: set[int] = set()
+    while err is not None and id(err) not in seen:
+        seen.add(id(err))
+        if isinstance(err, OSError) and err.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+            return "turned read-only"
+        if isinstance(err, OSError) and err.errno == errno.ENOSPC:
+            return "is full (no space left on its disk)"
+        text = str(err).lower()
+        for words, what in _FAILURES:
+            if any(w in text for w in words):
+                return what
+        err = err.__cause__ or err.__context__
+    return None
+
+
+_RESUME = {
+    "is locked by another process": "When it is done (or stopped), run the same command again",
+    "turned read-only": "Make its folder and file writable again, then run the same command",
+    "is full (no space left on its disk)": "Free space on its disk, then run the same command",
+}
+
+
+def lost_message(display_uri: str, what: str, logged: int) -> str:
+    """The one line that stops a command whose store ``what`` (:func:`store_failure`):
+    what happened, what was kept (``logged`` cell runs this command wrote) and how to
+    resume."""
+    kept = f"{logged} cell run(s) logged by this command"
+    if what.startswith("disappeared"):
+        return (
+            f"The tracking store {display_uri} {what} while harness was using it; the"
+            f" {kept} went with it. Put the file back to keep them, or run the same command"
+            " again to run them into a new store."
+        )
+    resume = _RESUME.get(what, "Run the same command again")
+    if what.startswith("is locked"):
+        what += f" (waited {BUSY_TIMEOUT_S:.0f} s)"
+    return (
+        f"The tracking store {display_uri} {what}; {kept} are kept. {resume}:"
+        " it resumes from the cells kept."
+    )
 
 
 def _auth_headers() -> dict[str, str]:

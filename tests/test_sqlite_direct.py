@@ -15,9 +15,10 @@ import pytest
 from mlflow.tracking import MlflowClient
 
 from harness import sqlite_direct
-from harness.executors import LocalExecutor
+from harness.executors.local import LocalExecutor
 from harness.runner import run_suite
 from harness.sqlite_direct import SCHEMA_REVISION, DirectSqlite, UnsupportedWriteError, plain_key
+from harness.sqlite_store import SqliteStore
 from harness.suite import load_suite
 from harness.tracking import Tracker
 
@@ -49,7 +50,7 @@ def _track(folder: Path, template: Path, registry, monkeypatch, direct: bool) ->
     monkeypatch.setenv("HARNESS_DIRECT_SQLITE", "1" if direct else "0")
     uri = f"sqlite:///{folder}/mlflow.db"
     tracker = Tracker(uri)
-    assert (tracker.direct is not None) == direct
+    assert isinstance(tracker.store, SqliteStore) == direct
     suite = load_suite(folder / "suite.yaml", registry)
     run_suite(suite, registry, tracker, executor=LocalExecutor(registry, 1))
     report = folder / "report"
@@ -146,7 +147,7 @@ def test_the_direct_path_writes_without_importing_mlflow(both):
     code = (
         f"import sys; sys.path.insert(0, {tests!r}); import toy_plugin\n"
         "from harness.registry import build_registry\n"
-        "from harness.executors import LocalExecutor\n"
+        "from harness.executors.local import LocalExecutor\n"
         "from harness.runner import run_suite\n"
         "from harness.suite import load_suite\n"
         "from harness.tracking import Tracker\n"
@@ -252,7 +253,7 @@ def test_artifacts_land_under_a_store_path_with_a_space(tmp_path, _empty_store):
     (folder / "suite.yaml").write_text(SUITE)
     registry = _toy_registry()
     tracker = Tracker(f"sqlite:///{folder}/mlflow.db")
-    assert tracker.direct is not None
+    assert isinstance(tracker.store, SqliteStore)
     run_suite(load_suite(folder / "suite.yaml", registry), registry, tracker)
     client = MlflowClient(tracker.uri)
     runs = client.search_runs([tracker.experiment_id("direct")], max_results=100)

@@ -10,9 +10,10 @@ import pytest
 
 from harness.cell import CellResult
 from harness.components import Curve
-from harness.executors import LocalExecutor
+from harness.executors.local import LocalExecutor
+from harness.layout import CURVE_POINTS
 from harness.suite import load_suite
-from harness.tracking import CURVE_POINTS, Tracker
+from harness.tracking import Tracker
 
 SUITE = """
 name: tracked
@@ -242,7 +243,7 @@ def test_a_store_killed_while_being_created_leaves_no_half_store(tmp_path, monke
     import sqlite3
     import subprocess
 
-    from harness import tracking
+    from harness import mlflow_store
     from harness.tracking import Tracker
 
     uri = f"sqlite:///{tmp_path}/store/mlflow.db"
@@ -268,7 +269,7 @@ def test_a_store_killed_while_being_created_leaves_no_half_store(tmp_path, monke
         raise Killed
 
     with monkeypatch.context() as patch:
-        patch.setattr(tracking.subprocess, "run", killed_during_migration)
+        patch.setattr(mlflow_store.subprocess, "run", killed_during_migration)
         with pytest.raises(Killed):
             Tracker(uri).client  # noqa: B018 - opening the store is the point
     assert list((tmp_path / "store").glob(".mlflow.db.creating-*"))  # the half schema
@@ -280,7 +281,7 @@ def test_a_store_killed_while_being_created_leaves_no_half_store(tmp_path, monke
 def test_a_described_fact_never_replaces_a_param():
     """``describe()`` returning a key that is also a param, with another value, is logged
     apart: two configurations (n=10, n=10000) stay two in every table."""
-    from harness.tracking import logged_params
+    from harness.layout import logged_params
 
     for n in (10, 10000):
         logged = logged_params({"dataset.n": n, "method.k": 1}, {"n": "sample", "rows": "7"})
@@ -297,9 +298,11 @@ def test_a_lost_race_on_the_ui_view_tag_is_retried_and_never_ends_the_run(store,
     the next cell."""
     from mlflow.exceptions import MlflowException
 
+    from harness.mlflow_store import MlflowStore
+
     monkeypatch.setenv("HARNESS_DIRECT_SQLITE", "0")  # as on a server: MLflow's client
     tracker = Tracker(store).open()
-    assert tracker.direct is None
+    assert isinstance(tracker.store, MlflowStore)
     experiment = tracker.client.create_experiment("race")
     calls = []
     real = tracker.client.set_experiment_tag
@@ -311,8 +314,7 @@ def test_a_lost_race_on_the_ui_view_tag_is_retried_and_never_ends_the_run(store,
         real(experiment_id, key, value)
 
     tracker.client.set_experiment_tag = flaky
-    tracker._update_ui_view(experiment, {"mse"})
-    assert len(calls) == 2 and tracker._ui_views[experiment][0] == {"mse"}
+    assert tracker.store.set_experiment_tag(experiment, "k", "v") and len(calls) == 2
+    assert tracker.client.get_experiment(experiment).tags["k"] == "v"
     tracker.client.set_experiment_tag = lambda *args: (_ for _ in ()).throw(MlflowException("down"))
-    tracker._update_ui_view(experiment, {"mse", "mae"})  # fails twice: no exception
-    assert experiment not in tracker._ui_views  # read and written again at the next cell
+    assert not tracker.store.set_experiment_tag(experiment, "k", "w")  # twice: no exception

@@ -15,9 +15,10 @@ from pathlib import Path
 import psutil
 import pytest
 
+from harness.layout import ui_path
 from harness.runner import run_suite
 from harness.suite import load_suite
-from harness.tracking import Tracker, ui_path
+from harness.tracking import Tracker
 
 SUITE = """
 name: ui-toy

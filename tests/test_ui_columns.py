@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import tracking
+from harness import layout, tracking
 from harness.runner import run_suite
 from harness.suite import load_suite
 
@@ -47,7 +47,7 @@ CHROMIUM_FLAGS = [
 
 def _view(tracker: tracking.Tracker, experiment_id: str) -> dict:
     """The saved view ``ui_path`` links to, as the MLflow UI reads it from the experiment."""
-    key = "mlflow.sharedViewState." + tracking.ui_path(experiment_id).split("viewStateShareKey=")[1]
+    key = "mlflow.sharedViewState." + layout.ui_path(experiment_id).split("viewStateShareKey=")[1]
     envelope = json.loads(tracker.client.get_experiment(experiment_id).tags[key])
     return json.loads(envelope["state"])
 
@@ -96,7 +96,7 @@ def test_printed_link_shows_metric_columns_of_the_runs(registry, store, write_su
         assert ready.startswith("MLflow UI on"), (tmp_path / "ui.err").read_text()
         base = f"http://127.0.0.1:{port}"
         # the link `harness run` and `harness status` print, pointed at this UI's port
-        link = tracking.ui_link(base, outcome.experiment_id)
+        link = layout.ui_link(base, outcome.experiment_id)
         profile = tmp_path / "profile"
         dom = subprocess.run(
             [chromium, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--dump-dom", link],
