@@ -1,6 +1,6 @@
 """The one error module of harness: a shallow tree under :class:`HarnessError`.
 
-``cli.py`` maps these to exit codes once (``harness.cli.ExitCode``): :class:`SuiteError`
+``harness.cli`` maps these to exit codes once (``harness.cli.ExitCode``): :class:`SuiteError`
 and :class:`PluginError` exit 2 (bad input, nothing written), any other
 :class:`HarnessError` exits 1. :class:`harness.Skip` is deliberately *not* a
 :class:`HarnessError`: skipping is a result, not a failure. :func:`missing_dependency` is

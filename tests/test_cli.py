@@ -118,7 +118,7 @@ def test_list_shows_plugins_components_and_defaults(toy_env, tmp_path):
 def test_list_task_shows_data_and_output_types_and_required_params(toy_env, tmp_path):
     from dataclasses import dataclass
 
-    from harness.cli import _params_text
+    from harness.cli.listing import params_text
 
     result = harness(toy_env, "list", "--task", "toy", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
@@ -132,7 +132,7 @@ def test_list_task_shows_data_and_output_types_and_required_params(toy_env, tmp_
             alpha: float
             n: int = 3
 
-    assert _params_text(Component) == "alpha: float (required), n: int = 3"
+    assert params_text(Component) == "alpha: float (required), n: int = 3"
     unknown = harness(toy_env, "list", "--task", "nope", cwd=tmp_path)
     assert unknown.returncode == 2 and "Unknown task 'nope'" in unknown.stderr
 
@@ -211,22 +211,19 @@ def test_ctrl_c_stops_cleanly_and_keeps_finished_cells(toy_env, write_suite, sto
     assert parent[0].info.status == "KILLED"
 
 
-def test_list_prints_brackets_of_docstrings_and_params_as_they_are(registry, monkeypatch):
+def test_list_prints_brackets_of_docstrings_and_params_as_they_are(registry, monkeypatch, capsys):
     """A plugin's text is not rich markup: ``[a, b]`` stays, ``[/]`` does not raise."""
-    from click.testing import CliRunner
-
     from harness import cli
+    from harness.cli.common import console
 
     noise = registry.get("dataset", "toy", "noise").cls
     monkeypatch.setattr(noise, "__doc__", "Draws in [a, b], closed [/] and [bold]raw[/bold].")
-    monkeypatch.setattr(cli, "_registry", lambda: registry)
-    monkeypatch.setattr(cli.console, "width", 400)
-    result = CliRunner().invoke(cli.cli, ["list"])
-    assert result.exit_code == 0, result.output
-    assert "Draws in [a, b], closed [/] and [bold]raw[/bold]." in result.output
+    monkeypatch.setattr(console, "width", 400)
+    cli.main(["list"], registry=registry)
+    assert "Draws in [a, b], closed [/] and [bold]raw[/bold]." in capsys.readouterr().out
 
 
-def test_cell_and_result_tables_print_bracketed_values_as_they_are(monkeypatch):
+def test_cell_and_result_tables_print_bracketed_values_as_they_are():
     """Params, names and metric values such as ``[a]`` and ``[/]`` reach the terminal."""
     import io
     from types import SimpleNamespace
@@ -234,7 +231,8 @@ def test_cell_and_result_tables_print_bracketed_values_as_they_are(monkeypatch):
     import pandas as pd
     from rich.console import Console
 
-    from harness import cli
+    from harness.cli.common import console, print_frame
+    from harness.cli.plan import cell_table
 
     cell = SimpleNamespace(
         task="t[x]",
@@ -246,13 +244,13 @@ def test_cell_and_result_tables_print_bracketed_values_as_they_are(monkeypatch):
         cell_hash="h",
     )
     out = Console(file=io.StringIO(), width=400)
-    out.print(cli._cell_table([cell], "suite [y]", {"h": "done"}))
-    monkeypatch.setattr(cli, "console", out)
+    out.print(cell_table([cell], "suite [y]", {"h": "done"}))
     frame = pd.DataFrame({"method": ["m[z]"], "seeds": [2], "score [q]": ["[/]"]}).set_index(
         "method"
     )
-    cli._print_frame(frame, "summary [w]")
-    text = out.file.getvalue()
+    with console.capture() as printed:
+        print_frame(frame, "summary [w]")
+    text = out.file.getvalue() + printed.get()
     for shown in (
         "t[x]",
         "grid=[a, b]",
@@ -267,7 +265,7 @@ def test_cell_and_result_tables_print_bracketed_values_as_they_are(monkeypatch):
 
 def test_task_type_fields_show_their_whole_description():
     """A field's description in ``harness list --task`` is not cut after its first line."""
-    from harness.cli import _attributes
+    from harness.cli.listing import attribute_docs
 
     doc = """Data.
 
@@ -282,7 +280,7 @@ Notes
 -----
     Indented prose that is not a field.
 """
-    fields = _attributes(doc)
+    fields = attribute_docs(doc)
     assert fields["X_train"] == (
         "numpy.ndarray, shape (n, d): Features in the dataset's units. The sensitive"
         " attribute is not a column."
@@ -345,14 +343,15 @@ def test_fail_fast_tally_counts_the_cells_it_did_not_run(toy_env, write_suite, s
 
 
 def test_a_file_the_driver_cannot_write_exits_2_naming_it(monkeypatch, capsys):
+    import harness.registry
     from harness import cli
 
-    def denied(**kwargs):
+    def denied(*args, **kwargs):
         raise PermissionError(13, "Permission denied", "/store/artifacts/1/abc")
 
-    monkeypatch.setattr(cli, "cli", denied)
+    monkeypatch.setattr(harness.registry, "build_registry", denied)
     with pytest.raises(SystemExit) as exit_:
-        cli.main()
+        cli.main(["list"])
     assert exit_.value.code == 2
     err = capsys.readouterr().err
     assert "cannot write /store/artifacts/1/abc: Permission denied" in " ".join(err.split())

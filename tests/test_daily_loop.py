@@ -122,7 +122,7 @@ def test_round_off_noise_prints_as_zero_and_sub_keys_stay_together(registry):
 
 
 def test_an_included_suite_logs_to_its_own_experiment_with_unique_run_names(
-    registry, write_suite, store
+    registry, write_suite, store, tmp_path, capsys
 ):
     from harness.runner import run_suite
     from harness.suite import load_suite
@@ -169,11 +169,13 @@ def test_an_included_suite_logs_to_its_own_experiment_with_unique_run_names(
     # `harness report` of every suite: the top suite's report holds the included suite's
     # cells too, as its run's report does (before: 1 cell, and "4 of 5 cells have no
     # result"); the included suite's holds its own 4
-    from harness.cli import _current_results
+    from harness import cli
 
-    for name, cells in (("everything", 5), ("paper-b", 4)):
-        rows, problem, _ = _current_results(tracker, registry, tracker.experiment_id(name), name)
-        assert (len(rows), problem) == (cells, ""), name
+    capsys.readouterr()
+    cli.main(["report", "--tracking-uri", store, "--out", str(tmp_path / "r")], registry=registry)
+    printed = capsys.readouterr()
+    assert "everything: 5 cells ->" in printed.out and "paper-b: 4 cells ->" in printed.out
+    assert printed.err == "", printed.err
 
 
 def test_a_log_file_gets_progress_lines_with_running_cells_and_eta(toy_env, tmp_path, store):

@@ -19,14 +19,11 @@ import psutil
 import pytest
 import toy_plugin
 
-from harness.executors import (
-    DaskExecutor,
-    InProcessExecutor,
-    LocalExecutor,
-    Router,
-    auto_jobs,
-    route,
-)
+from harness.executors import auto_jobs
+from harness.executors.base import Router, route
+from harness.executors.dask import DaskExecutor
+from harness.executors.inprocess import InProcessExecutor
+from harness.executors.local import LocalExecutor
 from harness.registry import build_registry
 from harness.suite import load_suite
 
@@ -443,10 +440,10 @@ def test_bad_jobs_value_is_refused_naming_it(value, tmp_path):
 
 
 def test_jobs_auto_and_zero_pick_the_executor(faults):
-    from harness.cli import _Jobs
+    from harness.cli.run import Jobs
     from harness.executors import make_executor
 
-    assert _Jobs().convert("auto", None, None) == auto_jobs()
+    assert Jobs().convert("auto", None, None) == auto_jobs()
     assert isinstance(make_executor(faults, 0), InProcessExecutor)
     assert isinstance(make_executor(faults, 2), LocalExecutor)
     assert isinstance(make_executor(faults, 2, pdb=True), InProcessExecutor)

@@ -168,11 +168,9 @@ def test_a_tracking_server_lost_mid_run_exits_2_saying_so_and_keeps_what_was_log
         logged.append(real(self, *args, **kwargs))
 
     monkeypatch.setattr(Tracker, "log_cell", log_then_lose)
-    monkeypatch.setattr(cli, "_registry", lambda: registry)
-    argv = ["harness", "run", str(suite), "--tracking-uri", store, "-j", "0"]
-    monkeypatch.setattr(sys, "argv", [*argv, "--report-dir", str(suite.parent / "r")])
+    args = ["run", str(suite), "--tracking-uri", store, "-j", "0"]
     with pytest.raises(SystemExit) as exit_:
-        cli.main()
+        cli.main([*args, "--report-dir", str(suite.parent / "r")], registry=registry)
     err = capsys.readouterr().err
     assert exit_.value.code == 2, err
     assert "the tracking server stopped answering" in " ".join(err.split())

@@ -23,8 +23,9 @@ from fake_plugins import install_fake_plugin
 
 from harness import hookimpl
 from harness.errors import PluginError
+from harness.overrides import Overrides
 from harness.registry import build_registry
-from harness.suite import Overrides, load_suite
+from harness.suite import load_suite
 
 HARNESS = str(Path(sys.executable).with_name("harness"))
 RUN = "  - {task: toy, datasets: [noise], methods: [mean]}\n"
@@ -38,13 +39,10 @@ def harness_main(registry, monkeypatch, capsys):
     code (a traceback, where the contract promises an exit code)."""
     from harness import cli
 
-    monkeypatch.setattr(cli, "_registry", lambda: registry)
-
     def call(*args: str) -> tuple[object, str, str]:
-        monkeypatch.setattr(sys, "argv", ["harness", *args])
         code: object = 0
         try:
-            cli.main()
+            cli.main(args, registry=registry)
         except SystemExit as exc:
             code = exc.code
         except Exception as exc:  # what the test reports
@@ -298,7 +296,7 @@ def test_a_plugin_raising_keyboard_interrupt_at_import_is_left_out(monkeypatch):
     def load():
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("harness.registry.entry_points", lambda group: [_EntryPoint("ki", load)])
+    monkeypatch.setattr("harness.discovery.entry_points", lambda group: [_EntryPoint("ki", load)])
     registry = build_registry({"toy": toy_plugin})
     assert "raised KeyboardInterrupt while imported (no Ctrl-C" in registry.broken["ki"]
     assert "mean" in registry.names("method", "toy")
@@ -309,7 +307,7 @@ def test_a_real_ctrl_c_while_plugins_load_still_stops(monkeypatch):
         os.kill(os.getpid(), signal.SIGINT)
         time.sleep(5)  # the signal arrives first
 
-    monkeypatch.setattr("harness.registry.entry_points", lambda group: [_EntryPoint("slow", load)])
+    monkeypatch.setattr("harness.discovery.entry_points", lambda group: [_EntryPoint("slow", load)])
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         with pytest.raises(KeyboardInterrupt):
@@ -327,7 +325,7 @@ def test_a_plugin_calling_os_exit_at_import_is_left_out(monkeypatch):
     def load():
         os._exit(0)
 
-    monkeypatch.setattr("harness.registry.entry_points", lambda group: [_EntryPoint("ex", load)])
+    monkeypatch.setattr("harness.discovery.entry_points", lambda group: [_EntryPoint("ex", load)])
     registry = build_registry({"toy": toy_plugin})
     assert "called os._exit(0) while imported" in registry.broken["ex"]
     assert os._exit is real

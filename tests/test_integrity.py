@@ -22,7 +22,7 @@ from fake_plugins import install_fake_plugin
 from harness.cell import execute_cell
 from harness.components import Curve
 from harness.errors import StoreError
-from harness.executors import LocalExecutor
+from harness.executors.local import LocalExecutor
 from harness.report import summary_table
 from harness.runner import planned_states, run_suite
 from harness.suite import load_suite
@@ -378,17 +378,27 @@ def test_after_kill_9_the_next_run_marks_the_dead_parent_killed(toy_env, tmp_pat
     assert tracker.client.get_run(half.info.run_id).info.lifecycle_stage == "deleted"
 
 
-def test_report_of_every_suite_shows_only_current_cells(registry, write_suite, store):
+def test_report_of_every_suite_shows_only_current_cells(
+    registry, write_suite, store, tmp_path, capsys
+):
     """`harness report` without SUITE: each experiment's cells as its last logged suite
     defines them with the code now, never runs of an older metric list pooled in as more
     seeds (it used to show 8 rows here, half with the old scale)."""
-    from harness.cli import _current_results
+    import pandas as pd
+
+    from harness import cli
 
     tracker, first, _ = _run(registry, write_suite(SUITE.replace("SCALE", "1.0")), store)
     _run(registry, write_suite(SUITE.replace("SCALE", "1000.0")), store)
-    rows, problem, _ = _current_results(tracker, registry, first.experiment_id, "integrity")
-    assert problem == "" and len(rows) == 4
-    assert (rows["scaled"] == 1000.0 * rows["abs-error"]).all()
+    capsys.readouterr()
+    cli.main(["report", "--tracking-uri", store, "--out", str(tmp_path / "r")], registry=registry)
+    printed = capsys.readouterr()
+    assert "integrity: 4 cells ->" in printed.out and "integrity" not in printed.err, printed
+    stats = pd.read_csv(tmp_path / "r" / "integrity" / "toy-summary.csv").set_index(
+        ["method", "metric"]
+    )["mean"]
+    for method in ("mean", "fragile"):
+        assert stats[method, "scaled"] == pytest.approx(1000.0 * stats[method, "abs-error"])
     assert len(tracker.results(first.experiment_id)) == 8  # what is stored: both lists
 
 
@@ -410,7 +420,7 @@ def test_the_fingerprint_covers_every_package_of_the_plugin_and_ignores_editor_f
     notebook checkpoint changes nothing (before, each reran the plugin's cells)."""
     import importlib
 
-    from harness import registry as registry_module
+    from harness import fingerprint
 
     site = tmp_path / "site"
     info = site / "harness_two-0.1.0.dist-info"
@@ -432,17 +442,17 @@ def test_the_fingerprint_covers_every_package_of_the_plugin_and_ignores_editor_f
         (site / package / "__init__.py").write_text(text + "OFFSET = 0.0\n")
     monkeypatch.syspath_prepend(str(site))
     importlib.invalidate_caches()
-    registry_module._distribution_packages.cache_clear()  # it read sys.path without site
+    fingerprint.distribution_packages.cache_clear()  # it read sys.path without site
     try:
-        first = registry_module._fingerprint(site / "harness_two", companions)
+        first = fingerprint.code_fingerprint(site / "harness_two", companions)
         for stray in (".__init__.py.swp", "__init__.py~", ".ipynb_checkpoints/x.py", ".DS_Store"):
             path = site / "harness_two" / stray
             path.parent.mkdir(exist_ok=True)
             path.write_text("scratch")
-        assert registry_module._fingerprint(site / "harness_two", companions) == first
+        assert fingerprint.code_fingerprint(site / "harness_two", companions) == first
         (site / "shared_pkg" / "__init__.py").write_text("# another distribution's code\n")
-        assert registry_module._fingerprint(site / "harness_two", companions) == first
+        assert fingerprint.code_fingerprint(site / "harness_two", companions) == first
         (site / "two_core" / "__init__.py").write_text("OFFSET = 1000.0\n")
-        assert registry_module._fingerprint(site / "harness_two", companions) != first
+        assert fingerprint.code_fingerprint(site / "harness_two", companions) != first
     finally:
-        registry_module._distribution_packages.cache_clear()
+        fingerprint.distribution_packages.cache_clear()

@@ -1,0 +1,203 @@
+"""What every ``harness`` command shares: the consoles, the exit codes, the installed
+plugins, the options that shape a suite and the helpers that print values as they are."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from enum import IntEnum
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from harness.errors import StoreError
+
+# Wide tables stay readable in log files (rich would wrap them at 80 columns).
+console = Console(highlight=False, width=None if sys.stdout.isatty() else 200)
+err_console = Console(stderr=True, highlight=False)
+
+
+class ExitCode(IntEnum):
+    """What ``harness`` exits with: one meaning each, mapped from errors in ``main``."""
+
+    OK = 0
+    FAILED = 1  # cells failed or timed out, check-plugin failed, the UI or server failed
+    BAD_INPUT = 2  # a bad suite, option, plugin or store: nothing was run
+    CLAIMS_FAILED = 3  # --strict-claims: a claim not reproduced or uninformative
+    INTERRUPTED = 130  # Ctrl-C
+    TERMINATED = 143  # 128 + SIGTERM, as shells report a process ended by it
+
+
+@dataclass(frozen=True)
+class Session:
+    """What one ``harness`` command line runs with (click's ``ctx.obj``).
+
+    :param argv: the arguments after ``harness``, as typed (the resume command repeats them).
+    :param registry: the components to use; ``None``: every installed plugin's.
+    """
+
+    argv: tuple[str, ...] = ()
+    registry: Any = None
+
+
+def session() -> Session:
+    """The :class:`Session` of the running command (an empty one outside ``main``)."""
+    ctx = click.get_current_context(silent=True)
+    obj = ctx.find_object(Session) if ctx is not None else None
+    return obj if obj is not None else Session(tuple(sys.argv[1:]))
+
+
+def get_registry() -> Any:
+    """Every installed plugin (or the session's registry); each one left out as broken is
+    reported here, once."""
+    given = session().registry
+    if given is not None:
+        return given
+    from harness.registry import build_registry
+
+    built = build_registry()
+    for name, fault in built.broken.items():
+        err_console.print(f"[yellow]warning:[/] plugin '{name}' left out: {escape(fault)}")
+    return built
+
+
+def load(path: str, overrides: Any = None) -> tuple[Any, Any]:
+    """``(registry, suite)``: the suite at ``path`` shaped by ``overrides``."""
+    from harness.suite import load_suite
+
+    components = get_registry()
+    return components, load_suite(Path(path), components, overrides)
+
+
+def suite_options(command: Any) -> Any:
+    """The options that shape the suite before it runs (issue 13/14): overrides, selection
+    and the cell cap; errors in them exit 2 naming the option (see harness.overrides.Overrides)."""
+    options = [
+        click.option("--seeds", metavar="0,1,...", help="Run these seeds in every run."),
+        click.option(
+            "--repetitions",
+            type=click.IntRange(min=1),
+            metavar="N",
+            help="Run seeds 0 to N-1 in every run.",
+        ),
+        click.option(
+            "--timeout",
+            metavar="DURATION",
+            help="Per-cell limit for every run, e.g. 20m or 90s ('none': no limit).",
+        ),
+        click.option(
+            "--set",
+            "set_",
+            multiple=True,
+            metavar="KEY=VALUE",
+            help="Change one value (YAML): runs[0].datasets[0].params.n=500, or dataset.n=500"
+            " for every dataset with param n (also method.P, metric.P, seeds, timeout).",
+        ),
+        click.option(
+            "--dataset",
+            "datasets",
+            multiple=True,
+            metavar="NAME[p=v,...]",
+            help="Keep only these datasets (repeatable); [p=v] picks configurations.",
+        ),
+        click.option(
+            "--method",
+            "methods",
+            multiple=True,
+            metavar="NAME[p=v,...]",
+            help="Keep only these methods (repeatable); [p=v] picks configurations.",
+        ),
+        click.option(
+            "--add-method",
+            "add_methods",
+            multiple=True,
+            metavar="NAME[p=v,...]",
+            help="Add this method to every run of its task that keeps a method and a dataset"
+            " after --method/--dataset (repeatable).",
+        ),
+        click.option(
+            "--max-cells",
+            type=click.IntRange(min=1),
+            metavar="N",
+            default=None,
+            help="Refuse suites with more cells than this [default: 100,000].",
+        ),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def overrides(shape: dict[str, Any]) -> Any:
+    """The :class:`harness.overrides.Overrides` of the :func:`suite_options` given."""
+    from harness.overrides import MAX_CELLS, Overrides
+
+    return Overrides(
+        seeds=shape["seeds"],
+        repetitions=shape["repetitions"],
+        timeout=shape["timeout"],
+        set=tuple(shape["set_"]),
+        methods=tuple(shape["methods"]),
+        datasets=tuple(shape["datasets"]),
+        add_methods=tuple(shape["add_methods"]),
+        max_cells=shape["max_cells"] or MAX_CELLS,
+    )
+
+
+def plain(*values: Any) -> list[str]:
+    """``values`` as table cells shown as they are: rich reads ``[word]`` in a string as
+    markup, so a docstring's ``[a, b]`` or a param value's ``[x]`` would vanish and a
+    ``[/]`` would raise ``MarkupError``; escaped, every bracket is printed."""
+    return [escape(str(v)) for v in values]
+
+
+def duration(seconds: float) -> str:
+    """``8 min 42 s``, ``1 h 3 min``, ``12.3 s``."""
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, secs = divmod(round(seconds), 60)
+    if minutes < 60:
+        return f"{minutes} min {secs} s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes} min"
+
+
+def existing_store(tracking_uri: str | None) -> Any:
+    """The store at ``tracking_uri``, which must exist already: reading results never
+    creates one (a mistyped path would answer 'no runs' from a new, empty store)."""
+    from harness.tracking import Tracker, resolve_uri, sqlite_store_missing
+
+    uri = resolve_uri(tracking_uri)
+    if sqlite_store_missing(uri):
+        raise StoreError(f"No store at {uri}: check --tracking-uri, or run 'harness run' first.")
+    return Tracker(uri)
+
+
+def print_frame(table: Any, title: str, per_table: int = 6) -> None:
+    """Print a summary table about ``per_table`` metric columns at a time (many metrics
+    would squeeze every column to a few characters), never splitting a dict metric's keys
+    (``power.rate``, ``power.high``) across two tables."""
+    if table.empty:
+        return
+    metrics = [c for c in table.columns if c != "seeds"]
+    chunks: list[list[str]] = [[]]
+    for col in metrics:
+        family = col.split(".", 1)[0].split(" ", 1)[0]
+        last = chunks[-1][-1].split(".", 1)[0].split(" ", 1)[0] if chunks[-1] else None
+        if len(chunks[-1]) >= per_table and family != last:
+            chunks.append([])
+        chunks[-1].append(col)
+    for i, chunk in enumerate(chunks):
+        rich_table = Table(title=escape(title) if i == 0 else None)
+        for name in plain(*table.index.names):
+            rich_table.add_column(name, overflow="fold")
+        for col in plain("seeds", *chunk):
+            rich_table.add_column(col, justify="right", overflow="fold")
+        for index, row in table[["seeds", *chunk]].iterrows():
+            keys = index if isinstance(index, tuple) else (index,)
+            rich_table.add_row(*plain(*keys, *row))
+        console.print(rich_table)

@@ -1,0 +1,177 @@
+"""``harness run`` while its cells run: the progress bar, or timed lines in a log file,
+and what Ctrl-C keeps."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import threading
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+from rich.markup import escape
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from harness.cli.common import console, duration, session
+
+PROGRESS_EVERY_S = float(os.environ.get("HARNESS_PROGRESS_EVERY_S", "15"))
+
+
+def run_with_progress(
+    spec: Any, registry: Any, tracker: Any, runner: Any, settings: dict[str, Any], **how: Any
+) -> Any:
+    """Run ``spec``'s cells with ``runner`` under a progress bar (timed lines in a log
+    file); ``how``: ``force``, ``fail_fast`` and ``pdb`` (no bar). Returns the runner's
+    outcome. Ctrl-C or SIGTERM: the :class:`KeyboardInterrupt` raised carries a
+    ``harness_note`` with the cells kept and the command that resumes."""
+    from harness.runner import run_suite
+
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("[red]{task.fields[problems]}"),
+        TimeElapsedColumn(),
+        TextColumn("eta"),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=console, disable=how["pdb"]) as progress:
+        shown = _Shown(progress, spec.name, settings)
+        ticker = _ProgressLines(progress, runner, PROGRESS_EVERY_S, lambda: shown.problems)
+        if not console.is_terminal and not how["pdb"]:  # no live bar in a log file
+            ticker.start()
+        try:
+            return run_suite(
+                spec,
+                registry,
+                tracker,
+                executor=runner,
+                force=how["force"],
+                fail_fast=how["fail_fast"],
+                settings=settings,
+                on_start=lambda total, todo: shown.harness_run_start(total=total, todo=todo),
+                on_cell=lambda cell, result: shown.harness_cell_logreport(result),
+                on_notice=lambda line: shown.harness_run_notice(line=line),
+            )
+        except KeyboardInterrupt as err:  # Ctrl-C, SIGTERM: main() says what is kept
+            kept = f"{shown.kept():,} of {len(spec.cells):,} cells; " if shown.started else ""
+            err.harness_note = f" ({kept}{_resume_command()})"  # type: ignore[attr-defined]
+            raise
+        finally:
+            ticker.stop()
+
+
+def _resume_command() -> str:
+    """``resume with: harness run ...``: this command as typed, less ``--force`` (which
+    would run the kept cells again)."""
+    args = [a for a in session().argv if a != "--force"]
+    return f"resume with: {shlex.join(['harness', *args])}"
+
+
+def problems_text(ended: Counter) -> str:
+    """'2 failed' or '2 failed, 1 timed out': the progress line's tally of cells that did
+    not end ok, with timeouts apart as in the closing tally."""
+    text = f"{ended['failed']} failed"
+    return text + (f", {ended['timeout']} timed out" if ended["timeout"] else "")
+
+
+class _Shown:
+    """The run's listener (:mod:`harness.events`) that shows it: the opening line, the
+    notices, one step of the bar per cell."""
+
+    def __init__(self, progress: Progress, name: str, settings: dict[str, Any]) -> None:
+        self.progress, self.name, self.settings = progress, name, settings
+        self.ended: Counter = Counter()
+        self.problems = problems_text(self.ended)
+        self.bar = progress.add_task("cells", total=None, problems=self.problems)
+        self.before: int | None = None  # cells finished before this run, once known
+
+    @property
+    def started(self) -> bool:
+        return self.before is not None
+
+    def kept(self) -> int:
+        return (self.before or 0) + sum(self.ended.values())
+
+    def harness_run_notice(self, line: str) -> None:
+        console.print(escape(line))
+
+    def harness_run_start(self, total: int, todo: int) -> None:
+        self.before = total - todo
+        scheduler, jobs = self.settings["scheduler"], self.settings["jobs"]
+        where = (
+            f"on the dask cluster at {scheduler}."
+            if scheduler
+            else "in this process."
+            if jobs == 0
+            else f"with {jobs} worker(s)."
+        )
+        console.print(
+            f"[bold]{escape(self.name)}[/]: {total} cells, {total - todo} already"
+            f" finished, {todo} to run {where}"
+        )
+        self.progress.update(self.bar, total=todo)
+
+    def harness_cell_logreport(self, result: Any) -> None:
+        self.ended[result.status] += 1
+        self.problems = problems_text(self.ended)
+        self.progress.update(self.bar, advance=1, problems=self.problems)
+
+
+class _ProgressLines:
+    """In a log file (no live bar): a line every ``every_s`` seconds with the cells done,
+    failed, elapsed time, an ETA and the cells running now (and for how long), whether or
+    not a cell ended in between; and one line when the run ends."""
+
+    def __init__(
+        self, progress: Progress, runner: Any, every_s: float, problems: Callable[[], str]
+    ) -> None:
+        self.progress, self.runner, self.every_s = progress, runner, every_s
+        self.problems = problems
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        if self._thread.is_alive():
+            self._stop.set()
+            self._thread.join(5)
+            self.line()
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.every_s):
+            self.line()
+
+    def line(self) -> None:
+        task = self.progress.tasks[0]
+        done, total, elapsed = task.completed, task.total, task.elapsed or 0.0
+        if total is None:
+            return
+        eta = (
+            duration(elapsed / done * (total - done))
+            if done and total > done
+            else ("0 s" if done >= total else "unknown")
+        )
+        text = (
+            f"cells {done:.0f}/{total:.0f}, {self.problems()}, {duration(elapsed)} elapsed,"
+            f" eta {eta}"
+        )
+        running = getattr(self.runner, "running", None)
+        cells = running() if callable(running) else []
+        if cells and done < total:
+            shown = "; ".join(
+                f"{c.dataset}/{c.method} s{c.seed} ({duration(sec)})" for c, sec in cells[:4]
+            )
+            more = f" and {len(cells) - 4} more" if len(cells) > 4 else ""
+            text += f"; running: {shown}{more}"
+        console.print(escape(text), soft_wrap=True)
