@@ -1,0 +1,151 @@
+"""The report document and its one renderer: the same :class:`Document` rendered by two
+Jinja2 templates (``templates/report.md.j2``, ``templates/report.html.j2``) to Markdown
+and to self-contained HTML.
+
+A :class:`Document` holds what a report says (title, tallies, verdicts, per task the best
+methods, the mean ± CI table, what it leaves out, each plugin report's tables and figures);
+the templates only decide how each format shows it. A table is turned into text once
+(:func:`grid`: numbers to 3 significant digits) and laid out by each template's ``table``
+macro.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.summary import format_number, noise_floor, pd
+from harness.verdicts import HEADER, Verdict, count_line, table_rows, verdicts_markdown
+
+__all__ = [
+    "Document",
+    "Grid",
+    "Part",
+    "Section",
+    "anchor",
+    "grid",
+    "markdown_cell",
+    "render",
+]
+
+STYLE = (
+    "body{font-family:sans-serif;margin:2em;max-width:80em}"
+    "table{border-collapse:collapse;font-size:90%}"
+    "td,th{border:1px solid #ccc;padding:2px 6px;text-align:left;vertical-align:top}"
+    "img{max-width:100%}nav{columns:2;font-size:90%}summary{cursor:pointer}"
+)
+
+
+@dataclass(frozen=True)
+class Part:
+    """One output of a plugin report in a task's section: a table, a figure (a PNG file
+    beside the report, embedded in the HTML as base64), or a note that the report was
+    skipped or failed."""
+
+    name: str
+    anchor: str = ""
+    table: pd.DataFrame | None = None
+    image: str = ""  # the PNG's file name in the report folder
+    data: str = ""  # the PNG, base64
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Section:
+    """What a report says about one task."""
+
+    task: str
+    anchor: str
+    tally: str
+    best: pd.DataFrame  # harness.tables.best_methods; empty: no line
+    table: pd.DataFrame  # harness.tables.summary_table; empty: no table
+    table_anchor: str
+    settings: str = ""  # harness.tables.shared_settings
+    problems: Sequence[str] = ()  # harness.tables.problem_lines
+    parts: Sequence[Part] = ()
+
+
+@dataclass(frozen=True)
+class Document:
+    """A whole report: its header, the claims' verdicts, then one section per task."""
+
+    title: str
+    tally: str  # over the whole suite
+    provenance: str  # the tally, the latest cell's time and the commits
+    coverage: str = ""  # how many of the suite's cells have no result
+    chosen: str = ""  # the options that chose the cells
+    verdicts: Sequence[Verdict] = ()
+    sections: Sequence[Section] = field(default_factory=list)
+
+
+def anchor(*parts: str) -> str:
+    """An HTML id from text: every character that is not a letter or digit as ``-``."""
+    return "-".join("".join(ch if ch.isalnum() else "-" for ch in p) for p in parts)
+
+
+@dataclass(frozen=True)
+class Grid:
+    """A table as text, as both formats show it: column names and rows of cell strings
+    (floats to 3 significant digits, round-off noise as ``0``, missing as ``""``)."""
+
+    columns: list[str]
+    rows: list[list[str]]
+
+
+def grid(table: pd.DataFrame) -> Grid:
+    """The text of a table: a named index as the first columns, float columns by
+    :func:`harness.summary.format_number` below the column's
+    :func:`harness.summary.noise_floor`, every other value as ``str``. One pass over the
+    cells: linear in rows times columns, however wide."""
+    named = any(name is not None for name in table.index.names)
+    frame = table.reset_index() if named else table
+    values = frame.to_numpy(dtype=object)
+    rows = [[str(v) for v in row] for row in values]
+    for i, dtype in enumerate(frame.dtypes):
+        if pd.api.types.is_float_dtype(dtype):
+            column = values[:, i].astype(float)
+            noise = noise_floor(column)
+            for row, value in zip(rows, column, strict=True):
+                row[i] = format_number(value, noise=noise)
+    return Grid([str(c) for c in frame.columns], rows)
+
+
+def markdown_cell(value: str) -> str:
+    """A Markdown table cell: ``|`` escaped and line breaks as spaces, so that a label such
+    as ``mode=a|b`` stays in its column."""
+    return " ".join(value.splitlines()).replace("|", "\\|")
+
+
+@functools.cache
+def _environment(kind: str) -> Any:
+    """The Jinja2 environment of one format (``"md"`` or ``"html"``, autoescaped), built
+    on first use: jinja2 is imported only by a command that writes a report."""
+    import jinja2
+
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("harness", "templates"),
+        autoescape=kind == "html",
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    env.filters["grid"] = grid
+    env.filters["markdown_cell"] = markdown_cell
+    env.globals.update(
+        style=STYLE,
+        header=HEADER,
+        table_rows=table_rows,
+        count_line=count_line,
+        verdicts_markdown=verdicts_markdown,
+    )
+    return env
+
+
+def render(document: Document) -> tuple[str, str]:
+    """The report as ``(markdown, html)``: one document, two templates."""
+    md = _environment("md").get_template("report.md.j2").render(doc=document)
+    page = _environment("html").get_template("report.html.j2").render(doc=document)
+    return md.rstrip("\n") + "\n", page
