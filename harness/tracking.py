@@ -334,6 +334,11 @@ class Tracker(StoreReader):
 
     # -- reading results back -----------------------------------------------------------
 
+    def experiments(self) -> dict[str, str]:
+        """``{name: id}`` of every active experiment in the store (``harness report``
+        without SUITE reads each one's latest suite run)."""
+        return {e.name: e.experiment_id for e in self.client.search_experiments()}
+
     def suite_results(
         self, suite: Suite, experiment_ids: Mapping[str, str] | None = None
     ) -> pd.DataFrame:
