@@ -14,7 +14,7 @@ from threadpoolctl import threadpool_limits
 
 from harness_gmm_testing.data import TestingData, TestOutput
 
-__all__ = ["Statistic", "apply_test", "single_threaded_blas"]
+__all__ = ["Statistic", "apply_test"]
 
 Statistic = Callable[[np.ndarray, np.random.Generator], float]
 """``statistic(X, rng) -> float``: X of shape (n, d); larger means more evidence against H0;

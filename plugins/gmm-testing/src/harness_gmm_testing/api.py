@@ -10,7 +10,7 @@ Exports
 -------
 TestingData, TestOutput, PancakeLaw
     The task's data and output types (:mod:`harness_gmm_testing.data`).
-Statistic, apply_test, single_threaded_blas
+Statistic, apply_test
     Monte Carlo calibration of a statistic (:mod:`harness_gmm_testing._calibration`).
 hermite_u_statistic, hermite_z, chaos_dimension, normalised_hermite
     Hermite-chaos building blocks (:mod:`harness_gmm_testing._hermite`): ``hermite_z(X, m)``
@@ -25,7 +25,7 @@ statistic follows the project's science notes (§3.2), a derivation not in the p
 
 from __future__ import annotations
 
-from harness_gmm_testing._calibration import Statistic, apply_test, single_threaded_blas
+from harness_gmm_testing._calibration import Statistic, apply_test
 from harness_gmm_testing._centres import (
     gauss_hermite_centres,
     mixture_hermite_moments,
@@ -49,6 +49,5 @@ __all__ = [
     "mixture_hermite_moments",
     "mostly_uniform_centres",
     "normalised_hermite",
-    "single_threaded_blas",
     "uniform_centres",
 ]

@@ -181,14 +181,28 @@ def norm_ppf(p: Any) -> Any:
     return ndtri(p)
 
 
+def norm_cdf(x: Any) -> Any:
+    """Phi, the standard normal distribution function (scipy.special.ndtr)."""
+    from scipy.special import ndtr
+
+    return ndtr(x)
+
+
 def _family(row: pd.Series, columns: list[str]) -> str:
     extras = [f"{c.removeprefix('dataset.')}={row[c]}" for c in columns if pd.notna(row[c])]
     return f"{row['dataset']} ({', '.join(extras)})" if extras else str(row["dataset"])
 
 
-def _probit_n(n: np.ndarray, hits: np.ndarray, trials: np.ndarray) -> tuple[float, float]:
+def _probit_n(
+    n: np.ndarray, hits: np.ndarray, trials: np.ndarray, mc_sd: np.ndarray | None = None
+) -> tuple[float, float]:
     """Binomial probit fit ``P(reject) = Phi(a + b ln n)`` (statsmodels GLM, maximum
     likelihood); returns ``ln n_0.9 = (Phi^-1(0.9) - a) / b`` and its delta-method s.e.
+
+    The covariance of (a, b) is the sandwich A^-1 B A^-1 (A the binomial Fisher information)
+    whose middle term takes each grid point's rate variance as p (1 - p) / T + mc_sd^2: the
+    binomial spread plus that of the point's own Monte Carlo threshold (``power.mc_sd``,
+    independent between grid points). With ``mc_sd`` zero it is the binomial A^-1.
 
     Raises
     ------
@@ -203,9 +217,18 @@ def _probit_n(n: np.ndarray, hits: np.ndarray, trials: np.ndarray) -> tuple[floa
     a, b = fit.params
     if not b > 0:
         raise ValueError(f"power does not increase with n (probit slope {b:.3g})")
+    eta = design @ fit.params
+    p = np.clip(norm_cdf(eta), 1e-12, 1 - 1e-12)
+    dens = np.exp(-(eta**2) / 2) / math.sqrt(2 * math.pi)
+    score = trials * dens / (p * (1 - p))  # d(score)/d(rate) per grid point
+    extra = np.zeros_like(p) if mc_sd is None else np.nan_to_num(np.asarray(mc_sd, float)) ** 2
+    info = (design.T * (score * dens)) @ design
+    middle = (design.T * (score**2 * (p * (1 - p) / trials + extra))) @ design
+    bread = np.linalg.inv(info)
+    cov = bread @ middle @ bread
     log_n = (_Z_TARGET - a) / b
     grad = np.array([-1.0 / b, -log_n / b])
-    return float(log_n), float(np.sqrt(grad @ fit.cov_params() @ grad))
+    return float(log_n), float(np.sqrt(grad @ cov @ grad))
 
 
 def n_for_power(results: pd.DataFrame) -> pd.DataFrame:
@@ -213,10 +236,12 @@ def n_for_power(results: pd.DataFrame) -> pd.DataFrame:
 
     Per (test, family, d) the rejection counts on the n grid get a binomial probit fit
     ``Phi(a + b ln n)``; ``n_for_power = exp((Phi^-1(0.9) - a) / b)`` with a 95% delta-method
-    interval. A grid whose power never crosses 0.9 gives NaN and ``bracketed`` = "above n_max"
-    (power < 0.9 at every n) or "below n_min". With fewer than two rates strictly between 0
-    and 1 the probit fit is not identified: Phi^-1(rate) is interpolated linearly in ln n
-    between the two grid points around 0.9 and the interval is those two points.
+    interval that includes each grid point's Monte Carlo threshold spread (``power.mc_sd``,
+    when logged; :func:`_probit_n`). A grid whose power never crosses 0.9 gives NaN and
+    ``bracketed`` = "above n_max" (power < 0.9 at every n) or "below n_min". With fewer than
+    two rates strictly between 0 and 1 the probit fit is not identified: Phi^-1(rate) is
+    interpolated linearly in ln n between the two grid points around 0.9 and the interval is
+    those two points.
 
     Parameters
     ----------
@@ -256,11 +281,14 @@ def n_for_power(results: pd.DataFrame) -> pd.DataFrame:
     )
     df["family"] = [_family(r, fixed) for _, r in df.iterrows()]
     df["hits"] = np.rint(df["power.rate"] * df["trials"])
+    # each cell's Monte Carlo threshold spread, as a variance of its hit count
+    mc = df["power.mc_sd"].astype(float).fillna(0.0) if "power.mc_sd" in df else 0.0
+    df["mc_hits_var"] = (mc * df["trials"]) ** 2
     closed = df["dataset.predicted_n90"].astype(float) if "dataset.predicted_n90" in df else np.nan
     df["closed"] = closed
     rows = []
     for (test, family, d), cell in df.groupby(["method", "family", "d"], sort=True):
-        grid = cell.groupby("n")[["hits", "trials"]].sum().sort_index()
+        grid = cell.groupby("n")[["hits", "trials", "mc_hits_var"]].sum().sort_index()
         rate = grid["hits"] / grid["trials"]
         row = {
             "test": test,
@@ -302,7 +330,10 @@ def n_for_power(results: pd.DataFrame) -> pd.DataFrame:
         else:
             try:
                 log_n, se = _probit_n(
-                    grid.index.to_numpy(float), grid["hits"].to_numpy(), grid["trials"].to_numpy()
+                    grid.index.to_numpy(float),
+                    grid["hits"].to_numpy(),
+                    grid["trials"].to_numpy(),
+                    np.sqrt(grid["mc_hits_var"].to_numpy()) / grid["trials"].to_numpy(),
                 )
             except ValueError as err:
                 row["bracketed"] = str(err)

@@ -1,0 +1,89 @@
+"""Type-I error of every stored cell against its binomial band, at the (n, d) where the
+suites ran (the README's calibration table is :func:`level_markdown` of the evidence).
+
+A Monte Carlo test with R null draws has, given those draws, level L ~ Beta(j, R + 1 - j),
+j = floor(alpha (R + 1)), of variance about alpha (1 - alpha) / R; over T null trials its
+rejection rate then has variance alpha (1 - alpha) (1/T + 1/R). The band is
+``alpha +- 2.576 SE`` (two-sided 99% per cell). An analytic null (``calibration`` lognormal
+or asymptotic, ``combine`` bonferroni) has no R term.
+
+Source: Davison and Hinkley, *Bootstrap Methods and their Application* (1997), §4.2 (Monte
+Carlo tests); the band is the one of ``tests/test_calibration.py``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from harness import LazyModule
+
+pd = LazyModule("pandas")
+
+__all__ = ["ALPHA", "level_bands", "level_markdown"]
+
+ALPHA = 0.05
+_Z99 = 2.5758293035489004
+_ANALYTIC = {"lognormal", "asymptotic", "bonferroni"}
+
+
+def _draws(row: pd.Series) -> float:
+    """R of the cell's Monte Carlo null; inf for an analytic null."""
+    for key in ("method.calibration", "method.combine"):
+        if str(row.get(key, "")) in _ANALYTIC:
+            return math.inf
+    return float(row["method.calibration_trials"])
+
+
+def level_bands(results: pd.DataFrame) -> pd.DataFrame:
+    """Each ok cell's type-I rate against ``alpha +- 2.576 SE`` (module docstring).
+
+    Parameters
+    ----------
+    results : DataFrame
+        ``harness results`` rows with ``type1-error.rate``, ``dataset.trials`` (T) and
+        ``method.calibration_trials`` (R).
+
+    Returns
+    -------
+    DataFrame
+        Columns ``method, dataset, n, d, trials, draws, rate, low, high, inside``.
+    """
+    df = results[(results["status"] == "ok") & results["type1-error.rate"].notna()]
+    rows = []
+    for _, row in df.iterrows():
+        trials, draws = int(float(row["dataset.trials"])), _draws(row)
+        se = math.sqrt(ALPHA * (1 - ALPHA) * (1 / trials + 1 / draws))
+        rate = float(row["type1-error.rate"])
+        rows.append(
+            dict(method=row["method"], dataset=row["dataset"], n=int(float(row["dataset.n"])),
+                 d=int(float(row["dataset.d"])), trials=trials, draws=draws, rate=rate,
+                 low=ALPHA - _Z99 * se, high=ALPHA + _Z99 * se)
+        )  # fmt: skip
+    out = pd.DataFrame(rows)
+    out["inside"] = (out["rate"] >= out["low"]) & (out["rate"] <= out["high"])
+    return out
+
+
+def level_markdown(bands: pd.DataFrame) -> str:
+    """Per test: cells, the (n, d) range, how many type-I rates lie in their band, the rates'
+    range and pooled rate, and each cell outside its band."""
+    lines = [
+        "| test | cells | n | d | inside the 99% band | type-I range | pooled | outside |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for method, rows in bands.groupby("method", sort=True):
+        pooled = float(np.average(rows["rate"], weights=rows["trials"]))
+        outside = rows[~rows["inside"]]
+        listed = "; ".join(
+            f"n = {r.n:,}, d = {r.d}: {r.rate:.3f} (band {r.low:.3f}-{r.high:.3f})"
+            for r in outside.itertuples()
+        )
+        lines.append(
+            f"| {method} | {len(rows)} | {rows['n'].min():,}-{rows['n'].max():,} | "
+            f"{rows['d'].min()}-{rows['d'].max()} | {int(rows['inside'].sum())} | "
+            f"{rows['rate'].min():.3f}-{rows['rate'].max():.3f} | {pooled:.3f} | "
+            f"{listed or '-'} |"
+        )
+    return "\n".join(lines)
