@@ -27,7 +27,7 @@ from harness.summary import format_number, mean_ci, pd, summary_stats, tally, ti
 from harness.tables import best_methods, problem_lines, shared_settings, summary_table, table_of
 from harness.verdicts import Verdict
 
-__all__ = ["coverage_line", "write_report"]
+__all__ = ["coverage_line", "source_files", "write_report"]
 
 # Moved to harness.summary and harness.tables; importable from here only until the callers
 # that other helpers are editing now (harness/cli/, tests, a plugin) import them from there
@@ -188,6 +188,25 @@ def _section(
     return section, problems
 
 
+def _off_screen() -> None:
+    """Plugin reports' figures are drawn off-screen (matplotlib's Agg backend), set when
+    matplotlib is imported by the first report that draws, not before (start-up time)."""
+    if "matplotlib" in sys.modules:
+        sys.modules["matplotlib"].use("Agg")
+    else:
+        os.environ.setdefault("MPLBACKEND", "Agg")
+
+
+def source_files() -> list[Path]:
+    """The files whose code decides what a report shows and how: these modules and the
+    templates. A report key (``harness run`` keeps a current report) covers them, so that
+    editing any of them rebuilds the report."""
+    from harness import render, summary, tables
+
+    modules = [Path(m.__file__) for m in (sys.modules[__name__], render, summary, tables)]
+    return [*modules, *sorted((Path(render.__file__).parent / "templates").glob("*.j2"))]
+
+
 def _clear(out: Path) -> set[str]:
     """Delete the files an earlier report listed in the folder's manifest (never mixed into
     this one; other files are left alone) and return the names still there."""
@@ -235,10 +254,7 @@ def write_report(
     :param cells: how many cells the suite holds (as the options shape it); the report
         says how many of them have no row in ``results`` (:func:`coverage_line`).
     """
-    if "matplotlib" in sys.modules:  # figures are drawn off-screen
-        sys.modules["matplotlib"].use("Agg")
-    else:  # imported by the first report that draws, not before (start-up time)
-        os.environ.setdefault("MPLBACKEND", "Agg")
+    _off_screen()
     before = _clear(out)
     if verdicts:
         (out / "claims.json").write_text(json.dumps([v.as_dict() for v in verdicts], indent=1))

@@ -11,7 +11,7 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
-from harness.cli.common import console, duration, plain, print_frame
+from harness.cli.common import console, duration, plain, print_frame, report_folder
 
 _VERDICT_STYLE = {
     "reproduced": "green",
@@ -27,7 +27,7 @@ def verdicts_of(registry: Any, spec: Any, results: Any, names: tuple[str, ...] =
     """Evaluate the claims ``spec`` touches (or ``names``) on ``results``."""
     from harness.claims import evaluate_claims
     from harness.evidence import suite_claims
-    from harness.report import tidy_results
+    from harness.summary import tidy_results
 
     claims = suite_claims(registry, spec.cells, names)
     if not claims:
@@ -95,16 +95,14 @@ def summarise(
 ) -> list[Any]:
     """Print the tables, write the report, print the tally and the verdicts; return them."""
     from harness.layout import ui_link
-    from harness.report import tally
-    from harness.schema import safe_name
+    from harness.summary import tally
 
     results = tracker.suite_results(spec)
     _print_tables(tracker, registry, spec, results)
     verdicts = verdicts_of(registry, spec, results, claim_names)
     if not results.empty:
-        # a run of some claims' cells (--claim) reports apart from the whole suite's
-        part = f"-claim-{'-'.join(claim_names)}" if claim_names else ""
-        out = report_dir / safe_name((spec.name + part)[:100])
+        selection = spec.expanded.get("overrides", [])
+        out = report_folder(report_dir, spec.name, selection, claim_names)  # a part: apart
         _write_report(tracker, registry, spec, outcome, results, verdicts, out)
         for _, parent in outcome.experiments.values():
             tracker.log_folder(parent, out, "report")
@@ -124,7 +122,7 @@ def summarise(
 def _print_tables(tracker: Any, registry: Any, spec: Any, results: Any) -> None:
     """Per task: the summary table, the settings every row shares and the problem lines."""
     from harness.layout import ui_link
-    from harness.report import problem_lines, shared_settings, summary_table
+    from harness.tables import problem_lines, shared_settings, summary_table
 
     def link(experiment_id: str, run_id: str) -> str:
         return ui_link(tracker.uri, experiment_id, run_id)
@@ -160,7 +158,7 @@ def _write_report(
         return ui_link(tracker.uri, experiment_id, run_id)
 
     selection = spec.expanded.get("overrides", [])
-    key = _report_key(spec.name, results, verdicts, selection, registry)
+    key = _report_key(spec.name, results, verdicts, selection, registry, len(spec.cells))
     stamp = out / ".harness-report-key"
     current = (
         outcome.ran == 0
@@ -171,7 +169,15 @@ def _write_report(
     )
     if not current:  # a resumed run with nothing new keeps the report it has
         written = write_report(
-            results, registry, tracker, spec.name, out, link, selection, verdicts
+            results,
+            registry,
+            tracker,
+            spec.name,
+            out,
+            link,
+            selection,
+            verdicts,
+            cells=len(spec.cells),
         )
         for problem in written:
             console.print(f"[red]{escape(problem)}[/]")
@@ -181,7 +187,12 @@ def _write_report(
 
 
 def _report_key(
-    name: str, results: Any, verdicts: list[Any], selection: list[str], registry: Any
+    name: str,
+    results: Any,
+    verdicts: list[Any],
+    selection: list[str],
+    registry: Any,
+    cells: int,
 ) -> str:
     """A digest of what a suite's report shows: its cells' latest runs (cell hashes cover
     the plugins' code), the verdicts, the options that chose the cells, the harness code
@@ -193,7 +204,7 @@ def _report_key(
     from harness import __version__, claims, report
     from harness import verdicts as verdict_module
 
-    files = {Path(m.__file__) for m in (report, claims, verdict_module)}
+    files = {*report.source_files(), *(Path(m.__file__) for m in (claims, verdict_module))}
     for entry in registry.entries["report"].values():
         source = inspect.getsourcefile(entry.cls)
         if source:
@@ -201,4 +212,5 @@ def _report_key(
     code = sorted(f"{f}:{hashlib.sha256(f.read_bytes()).hexdigest()}" for f in files)
     runs = sorted(zip(results.get("cell_hash", []), results.get("run_id", []), strict=True))
     body = [name, __version__, code, list(selection), runs, [v.as_dict() for v in verdicts]]
+    body.append(cells)  # the report says how many of the suite's cells have no result
     return hashlib.sha256(json.dumps(body, default=str).encode()).hexdigest()
