@@ -12,7 +12,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from harness.report import format_number, summary_stats, summary_table
+from harness.summary import format_number, summary_stats
+from harness.tables import summary_table
 
 HARNESS = str(Path(sys.executable).with_name("harness"))
 
