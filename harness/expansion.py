@@ -306,7 +306,16 @@ def _configs(run, kind, items, registry, problems, selection) -> list:
                 " give values or remove the key."
             )
             continue
-        wanted = _wanted(item, params_fields(component.cls.Params), problems)
+        fields = params_fields(component.cls.Params)
+        unknown = [k for k in item.grid if k not in fields]
+        if unknown:  # one problem, not one per grid value
+            known = ", ".join(fields) or "(none)"
+            problems += [
+                f"{item.at(k, 'grid')}: unknown param '{k}' of '{item.name}'. Known: {known}."
+                for k in unknown
+            ]
+            continue
+        wanted = _wanted(item, fields, problems)
         keys = list(item.grid)
         for combo in itertools.product(*(list(enumerate(item.grid[k])) for k in keys)):
             values = dict(item.params) | {k: v for k, (_, v) in zip(keys, combo, strict=True)}
@@ -332,8 +341,18 @@ def _configs(run, kind, items, registry, problems, selection) -> list:
 
 
 def _metrics(run, registry, problems) -> tuple:
+    """The run's ``(metric name, params)`` list; a metric listed twice is refused (a metric is
+    logged under its name, so a second entry's values would replace the first's)."""
     out = []
+    first: dict[str, str] = {}
     for item in run.metrics:
+        if item.name in first:
+            problems.append(
+                f"{item.place}: metric {shown(item.name)} is listed twice ({first[item.name]});"
+                " its values are logged under its name, so list it once."
+            )
+            continue
+        first[item.name] = item.place.rpartition(".")[2]
         places = {k: item.at(k) for k in item.params}
         try:
             component = registry.get("metric", run.task, item.name, where=item.place)

@@ -139,6 +139,9 @@ def _selector(option: str, text: str, problems: list[str]) -> tuple[str, dict[st
         if not sep or not key.strip().isidentifier():
             problems.append(f"{option}: expected param=value inside [...], got {shown(part)}.")
             return None
+        if key.strip() in params:
+            problems.append(f"{option}: param '{key.strip()}' is given twice inside [...].")
+            return None
         ok, params[key.strip()] = _option_value(option, value, problems)
         if not ok:
             return None

@@ -253,7 +253,10 @@ def check_timeout(value: Any, place: str, problems: list[str]) -> float | None:
 
 
 def _path(loc: tuple[Any, ...]) -> str:
-    """A pydantic location as messages name a place: ``runs[0].methods[1].grid``."""
+    """A pydantic location as messages name a place: ``runs[0].methods[1].grid``; a
+    mapping key's own location (``(..., 1, '[key]')``) names the mapping."""
+    if loc and loc[-1] == "[key]":
+        loc = loc[:-2]
     out = ""
     for part in loc:
         out = f"{out}[{part}]" if isinstance(part, int) else join_place(out, str(part))
@@ -267,6 +270,8 @@ def _message(error: dict[str, Any], models: dict[tuple[str, ...], type] = _MODEL
         model = models.get(tuple(p for p in loc[:-1] if isinstance(p, str)))
         allowed = ", ".join(model.model_fields) if model else "(none)"
         return f"unknown key {shown(loc[-1])}. Allowed here: {allowed}. {SEE_DOCS}"
+    if loc and loc[-1] == "[key]":
+        return f"key {shown(value)} is not a string; keys are names."
     if kind == "missing":
         return f"required key '{loc[-1]}' is missing. {SEE_DOCS}"
     if kind == "too_short":

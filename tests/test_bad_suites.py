@@ -6,6 +6,7 @@ names never become paths, so `harness report` writes only inside its report fold
 from __future__ import annotations
 
 import resource
+import shlex
 import shutil
 import subprocess
 import sys
@@ -33,12 +34,15 @@ SUBPROCESS = [
 ]
 
 
-def _expectation(path: Path) -> tuple[str, str]:
-    """(text the message must contain, file name it must name) from the case's header."""
-    first, second = path.read_bytes().split(b"\n")[:2]
-    expect = first.decode().removeprefix("# expect: ")
-    named = second.decode().removeprefix("# file: ") if second.startswith(b"# file: ") else None
-    return expect, named or path.name
+def _expectation(path: Path) -> tuple[str, str, list[str]]:
+    """(text the message must contain, what it must name, command-line options) from the
+    case's header: ``# expect: TEXT``, then ``# file: NAME`` (an included file is named)
+    or ``# args: OPTIONS`` (options given with the suite; the message names the first)."""
+    first, *rest = path.read_bytes().split(b"\n")[:3]
+    header = {line[2:6]: line[8:].decode() for line in rest if line[:2] == b"# "}
+    args = shlex.split(header.get(b"args", ""))
+    named = header.get(b"file") or (args[0] if args else path.name)
+    return first.decode().removeprefix("# expect: "), named, args
 
 
 def _files(folder: Path, folders: bool = True) -> dict[str, float]:
@@ -76,7 +80,7 @@ def in_process(registry, monkeypatch, capsys):
 
 
 def test_the_corpus_has_at_least_50_cases():
-    assert len(CASES) >= 50
+    assert len(CASES) >= 150
     assert all(_expectation(p)[0] for p in CASES)
 
 
@@ -88,16 +92,17 @@ def test_bad_suite_exits_2_with_one_message_and_writes_nothing(
     before = _files(corpus)
     store, reports = tmp_path / "store", tmp_path / "reports"
     tic = time.perf_counter()
+    expect, named, args = _expectation(case)
     code, out, err = in_process(
         "run",
         case.name,
+        *args,
         "--tracking-uri",
         f"sqlite:///{store}/mlflow.db",
         "--report-dir",
         str(reports),
     )
     elapsed = time.perf_counter() - tic
-    expect, named = _expectation(case)
     assert code == 2, out + err
     assert "Traceback" not in out + err
     message = err.strip()
@@ -126,7 +131,7 @@ def test_bad_suite_through_the_harness_command(stem, corpus, toy_env, tmp_path):
     wall = time.perf_counter() - tic
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     seconds = (after.ru_utime - cpu.ru_utime) + (after.ru_stime - cpu.ru_stime)
-    expect, named = _expectation(case)
+    expect, named, _ = _expectation(case)
     assert result.returncode == 2, result.stdout + result.stderr
     assert "Traceback" not in result.stdout + result.stderr
     assert expect in result.stderr and named in result.stderr, result.stderr
