@@ -177,6 +177,24 @@ def existing_store(tracking_uri: str | None) -> Any:
     return Tracker(uri)
 
 
+def report_folder(
+    report_dir: Path, name: str, selection: list[str], claims: tuple[str, ...] = ()
+) -> Path:
+    """Where a suite's report goes: ``report_dir/<suite>`` for the whole suite. A part of
+    it (cells chosen by --seeds, --repetitions, --set, --dataset, --method, --add-method or
+    --claim) goes apart, to ``<suite>-claim-<names>`` and ``<suite>-part-<digest of the
+    options>``, so that it never replaces the whole suite's report."""
+    import hashlib
+
+    from harness.schema import safe_name
+
+    chosen = [o for o in selection if not o.startswith(("--timeout ", "--max-cells "))]
+    part = f"-claim-{'-'.join(claims)}" if claims else ""
+    if chosen:
+        part += f"-part-{hashlib.sha256(chr(10).join(chosen).encode()).hexdigest()[:8]}"
+    return report_dir / safe_name((name + part)[:100])
+
+
 def print_frame(table: Any, title: str, per_table: int = 6) -> None:
     """Print a summary table about ``per_table`` metric columns at a time (many metrics
     would squeeze every column to a few characters), never splitting a dict metric's keys

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from harness.cli.common import (
     get_registry,
     load,
     overrides,
+    report_folder,
     suite_options,
 )
 from harness.cli.summary import claims_fail, print_verdicts, verdicts_of
@@ -50,7 +52,8 @@ def results(suite: str, fmt: str, out: str | None, tracking_uri: str | None, **s
 
     _, spec = load(suite, overrides(shape))
     tracker = existing_store(tracking_uri)
-    table = tidy_results(tracker.suite_results(spec))
+    rows = tracker.suite_results(spec)
+    table = tidy_results(rows)
     if table.empty:
         raise SuiteError(f"Suite '{spec.name}' has no runs in {tracker.uri}; run it first.")
     if fmt == "parquet" and out is None:
@@ -69,7 +72,7 @@ def results(suite: str, fmt: str, out: str | None, tracking_uri: str | None, **s
             Path(out).write_text(text)
     if out is not None:
         err_console.print(f"{len(table)} cells of {escape(spec.name)} -> {escape(str(out))}")
-    warn_missing(spec, len(table), suite, "export")
+    warn_missing(tracker, spec, rows, suite, "export")
 
 
 @click.command()
@@ -140,16 +143,29 @@ def claims(
         sys.exit(ExitCode.CLAIMS_FAILED)
 
 
-def warn_missing(spec: Any, found: int, suite: str, what: str) -> None:
+def warn_missing(tracker: Any, spec: Any, results: Any, suite: str, what: str) -> None:
     """On stderr: how many of the suite's cells have no result for the current code and
-    suite, which the report or export leaves out."""
-    missing = len(spec.cells) - found
-    if missing:
-        err_console.print(
-            f"[yellow]{missing} of {len(spec.cells)} cells have no result for the current"
-            f" code and suite; the {what} leaves them out (harness run {escape(suite)},"
-            " with the same options, computes them).[/]"
-        )
+    suite, which the report or export leaves out, told apart: never run, or stale (runs of
+    the same configuration exist, made with other code, metrics or plugin versions)."""
+    from harness.runner import rerun_reason
+
+    found = set(results["cell_hash"]) if not results.empty else set()
+    missing = [c for c in spec.cells if c.cell_hash not in found]
+    if not missing:
+        return
+    previous: dict[str, Any] = {}
+    for name in spec.experiments():
+        experiment = tracker.experiment_id(name)
+        previous |= tracker.latest_by_config(experiment) if experiment is not None else {}
+    why = Counter(rerun_reason(c, previous) for c in missing)
+    never = why.pop("new", 0)
+    parts = [f"{never} never run"] if never else []
+    parts += [f"{n} stale ({reason})" for reason, n in why.items()]
+    err_console.print(
+        f"[yellow]{len(missing)} of {len(spec.cells)} cells have no result for the current"
+        f" code and suite: {escape(', '.join(parts))}; the {what} leaves them out (harness run"
+        f" {escape(suite)}, with the same options, computes them).[/]"
+    )
 
 
 @click.command()
@@ -180,15 +196,10 @@ def report(suite: str | None, tracking_uri: str | None, out: str, **shape: Any) 
     the suite's latest parent runs. The options that shaped the run (--seeds, --add-method,
     ...) select the same cells of SUITE. Without SUITE: every suite in the store, each with
     the cells its latest 'harness run' selected (the report names those options)."""
-    from harness.layout import ui_link
-    from harness.report import write_report
-    from harness.schema import safe_name
-
     if not suite and any(shape.values()):
         options = click.get_current_context().command.params
         given = ", ".join(o.opts[0] for o in options if shape.get(o.name or ""))
         raise SuiteError(f"{given} shape a suite: name it (harness report SUITE {given} ...).")
-    registry = get_registry() if not suite else None
     tracker = existing_store(tracking_uri)
     if suite:
         registry, spec = load(suite, overrides(shape))
@@ -200,95 +211,96 @@ def report(suite: str | None, tracking_uri: str | None, out: str, **shape: Any) 
                 f" params or metrics are not shown: docs/design.md 'Resume'). Run"
                 f" 'harness run {suite}' first."
             )
-        warn_missing(spec, len(results), suite, "report")
-        targets = [(spec.name, results, spec.expanded.get("overrides", []))]
+        warn_missing(tracker, spec, results, suite, "report")
+        targets = [(spec.name, results, spec.expanded.get("overrides", []), len(spec.cells))]
     else:
-        targets = []
-        for experiment in tracker.client.search_experiments():
-            if not tracker.latest_suite_run(experiment.experiment_id):
-                continue
-            rows, problem, selection = _current_results(
-                tracker, registry, experiment.experiment_id, experiment.name
-            )
-            if problem:
-                err_console.print(f"[yellow]{escape(experiment.name)}: {escape(problem)}[/]")
-            if rows is not None and not rows.empty:
-                targets.append((experiment.name, rows, selection))
+        registry = get_registry()
+        targets = _stored_suites(tracker, registry)
     if not targets:
         raise SuiteError(f"No suite runs in the store {tracker.uri}; run 'harness run' first.")
+    for name, results, selection, cells in targets:
+        _write(tracker, registry, (name, results, selection, cells), Path(out))
+
+
+def _write(tracker: Any, registry: Any, target: tuple[str, Any, list[str], int], out: Path) -> None:
+    """Write one suite's report (``(name, rows, selection, number of cells)``) under ``out``
+    and log it to its latest parent runs."""
+    from harness.layout import ui_link
+    from harness.report import write_report
 
     def link(experiment_id: str, run_id: str) -> str:
         return ui_link(tracker.uri, experiment_id, run_id)
 
-    for name, results, selection in targets:
-        folder = Path(out) / safe_name(name)  # a name from the store is not a path
-        for problem in write_report(results, registry, tracker, name, folder, link, selection):
-            err_console.print(f"[red]{escape(problem)}[/]")
-        for experiment in dict.fromkeys(results["experiment_id"]):
-            tracker.log_folder(tracker.latest_suite_run(experiment), folder, "report")
-        console.print(
-            f"{escape(name)}: {len(results)} cells -> {escape(str(folder))}/report.md, report.html"
-        )
+    name, results, selection, cells = target
+    folder = report_folder(out, name, selection)  # a name from the store is not a path
+    args = (results, registry, tracker, name, folder, link, selection)
+    for problem in write_report(*args, cells=cells):
+        err_console.print(f"[red]{escape(problem)}[/]")
+    for experiment in dict.fromkeys(results["experiment_id"]):
+        tracker.log_folder(tracker.latest_suite_run(experiment), folder, "report")
+    console.print(
+        f"{escape(name)}: {len(results)} cells -> {escape(str(folder))}/report.md, report.html"
+    )
+
+
+def _stored_suites(tracker: Any, registry: Any) -> list[tuple[str, Any, list[str], int]]:
+    """``(name, rows, selection)`` of every suite in the store, as its latest ``harness
+    run`` logged it: each experiment with a suite run, and each suite such a run was of (a
+    suite made only of includes has no experiment of its own, and a suite that includes
+    others reports their cells too)."""
+    targets: dict[str, tuple[str, Any, list[str], int]] = {}
+    tops: dict[str, Any] = {}  # the suites the runs were of
+    experiments = tracker.experiments()
+    for name, experiment_id in experiments.items():
+        if not tracker.latest_suite_run(experiment_id):
+            continue
+        spec, rows, problem = _current_results(tracker, registry, experiment_id, name)
+        if problem:
+            err_console.print(f"[yellow]{escape(name)}: {escape(problem)}[/]")
+        if spec is not None and not rows.empty:
+            cells = sum(c.experiment in (name, "") for c in spec.cells) or len(spec.cells)
+            selection = list(spec.expanded.get("overrides") or [])
+            targets[name] = (name, rows, selection, cells if name != spec.name else len(spec.cells))
+        if spec is not None and spec.name not in experiments:
+            tops.setdefault(spec.name, spec)
+    for name, spec in tops.items():
+        rows = tracker.suite_results(spec)
+        if not rows.empty:
+            selection = list(spec.expanded.get("overrides") or [])
+            targets[name] = (name, rows, selection, len(spec.cells))
+    return list(targets.values())
 
 
 def _current_results(
     tracker: Any, registry: Any, experiment_id: str, name: str
-) -> tuple[Any, str, list[str]]:
+) -> tuple[Any, Any, str]:
     """The results of an experiment as its suite is now: the suite its latest ``harness
-    run`` logged (``suite.yaml`` of the newest parent run) is loaded with the installed
-    plugins, and only its cells' latest runs are kept ("one truth per cell": runs made with
-    other code, params or metrics are not pooled in as extra seeds). Returns ``(rows,
-    problem, selection)``; ``rows`` is None when that suite no longer loads, ``problem``
-    says what is left out and why, and ``selection`` lists the options that shaped that
-    run (``--seeds 5,6``, ...)."""
-    import tempfile
+    run`` logged (``suite.yaml`` of the newest parent run) is read back through the model
+    that wrote it (:func:`harness.suite.load_logged_suite`) with the installed plugins, and
+    only its cells' latest runs are kept ("one truth per cell": runs made with other code,
+    params or metrics are not pooled in as extra seeds). Returns ``(suite, rows,
+    problem)``; ``suite`` and ``rows`` are None when that suite no longer loads, and
+    ``problem`` says what is left out and why."""
+    from harness.suite import load_logged_suite
 
-    from harness.suite import load_suite
-
-    text = tracker.suite_text(tracker.latest_suite_run(experiment_id))
+    run_id = tracker.latest_suite_run(experiment_id)
+    text = tracker.suite_text(run_id)
     if text is None:
-        return None, "its latest run logged no suite.yaml; run 'harness report SUITE'.", []
-    import yaml
-
-    logged = yaml.safe_load(text)
-    top = logged["name"]
-    by_experiment: dict[str, list[dict[str, Any]]] = {}  # included suites' runs, then top's
-    for run in logged["runs"]:
-        by_experiment.setdefault(run.get("experiment") or top, []).append(
-            {
-                "task": run["task"],
-                "seeds": run["seeds"],
-                **{
-                    kind: [{"name": name, "params": params} for name, params in run[kind]]
-                    for kind in ("datasets", "methods", "metrics")
-                },
-            }
-        )
-    with tempfile.TemporaryDirectory() as folder:
-        # each included suite as a file of its own, so its cells keep their experiment
-        included = [e for e in by_experiment if e != top]
-        for i, experiment in enumerate(included):
-            runs = by_experiment[experiment]
-            Path(folder, f"{i}.yaml").write_text(
-                yaml.safe_dump({"name": experiment, "runs": runs}, sort_keys=False)
-            )
-        path = Path(folder, "suite.yaml")
-        body = {"name": top, "include": [f"{i}.yaml" for i in range(len(included))]}
-        path.write_text(yaml.safe_dump(body | {"runs": by_experiment.get(top, [])}))
-        try:
-            spec = load_suite(path, registry)
-        except SuiteError as err:
-            problem = f"left out: its last suite no longer loads ({err})".replace("\n", " ")
-            return None, problem, []
-    if not any("experiment" in run for run in logged["runs"]):  # logged before 2 Dec. 2026
-        mine = {c.cell_hash for c in spec.cells}
-        rows = tracker.results(experiment_id, list(mine))
-    elif name in included:  # a suite it includes: that suite's cells
-        mine = {c.cell_hash for c in spec.cells if c.experiment == name}
-        rows = tracker.results(experiment_id, list(mine))
+        return None, None, "its latest run logged no suite.yaml; run 'harness report SUITE'."
+    try:
+        spec = load_logged_suite(text, f"suite.yaml of run {run_id}", registry)
+    except SuiteError as err:
+        return None, None, f"left out: its last suite no longer loads ({err})".replace("\n", " ")
+    included = {c.experiment for c in spec.cells} - {spec.name, ""}
+    if name in included:  # a suite it includes: that suite's cells
+        mine = [c.cell_hash for c in spec.cells if c.experiment == name]
+        rows = tracker.results(experiment_id, mine)
+    elif not any(c.experiment for c in spec.cells):  # logged before 2 Dec. 2026
+        mine = [c.cell_hash for c in spec.cells]
+        rows = tracker.results(experiment_id, mine)
     else:  # the suite itself (renamed or not): every cell, from each experiment it logs to
-        mine = {c.cell_hash for c in spec.cells}
-        rows = tracker.suite_results(spec, {top: experiment_id})
+        mine = [c.cell_hash for c in spec.cells]
+        rows = tracker.suite_results(spec, {spec.name: experiment_id})
     missing = len(mine) - len(rows)
     problem = ""
     if missing > 0:
@@ -296,4 +308,4 @@ def _current_results(
             f"{missing} of {len(mine)} cells have no result for the current code; the report"
             " leaves them out (harness run computes them)."
         )
-    return rows, problem, list(logged.get("overrides") or [])
+    return spec, rows, problem

@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from harness.cli.common import ExitCode, load, overrides, suite_options
+from harness.cli.common import ExitCode, load, overrides, report_folder, suite_options
 from harness.errors import SuiteError
 
 
@@ -133,7 +133,10 @@ def run(
 
     jobs = 0 if in_process or pdb else jobs
     settings = {"jobs": jobs, "executor": "dask" if scheduler else executor, "scheduler": scheduler}
-    runner = _prepare(spec, registry, settings, pdb, Path(report_dir))
+    out = report_folder(
+        Path(report_dir), spec.name, spec.expanded.get("overrides", []), claim_names
+    )
+    runner = _prepare(registry, settings, pdb, Path(report_dir), out)
     tracker = Tracker(tracking_uri).open()  # an unusable store exits 2 before anything starts
     tic = time.perf_counter()
     outcome = run_with_progress(
@@ -148,7 +151,7 @@ def run(
 
 
 def _prepare(
-    spec: Any, registry: Any, settings: dict[str, Any], pdb: bool, report_dir: Path
+    registry: Any, settings: dict[str, Any], pdb: bool, report_dir: Path, out: Path
 ) -> Any:
     """The executor of the run, every late failure checked first: a bad scheduler address
     or report folder exits 2 before the store is written."""
@@ -162,7 +165,7 @@ def _prepare(
     )
     if scheduler:
         _check_scheduler(scheduler)  # before the store is written
-    _check_report_folder(report_dir, spec.name)  # not after hours of cells
+    _check_report_folder(report_dir, out)  # not after hours of cells
     return runner
 
 
@@ -198,12 +201,10 @@ def _check_writable_folder(folder: Path, option: str) -> None:
         raise SuiteError(f"{option} {folder}: cannot write in {blocked}; pass another folder.")
 
 
-def _check_report_folder(folder: Path, suite: str) -> None:
-    """``--report-dir`` and its ``<suite>`` entry can take the report: checked before the
-    first cell (not found after every cell ran). Raises :class:`SuiteError` (exit 2)."""
-    from harness.schema import safe_name
-
-    out = folder / safe_name(suite)
+def _check_report_folder(folder: Path, out: Path) -> None:
+    """``--report-dir`` and its entry ``out`` for this suite can take the report: checked
+    before the first cell (not found after every cell ran). Raises :class:`SuiteError`
+    (exit 2)."""
     for path in (*reversed(out.parents), out):
         if path.is_symlink() and not path.exists():
             raise SuiteError(
