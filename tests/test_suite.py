@@ -470,3 +470,19 @@ def test_long_string_params_are_hashed_not_cut(write_suite):
     kept = [m[1]["label"] for m in suite.expanded["runs"][0]["methods"]]
     assert kept == [head + "a", head + "b"]  # the full values, in the logged suite.yaml
     assert first.params()["dataset.n"] == "5"  # a short value is logged as it is
+
+
+def test_long_string_params_stay_two_configurations_in_the_store(write_suite, store):
+    """End to end: two runs whose label differs after 7,000 characters are two rows of
+    the results table (before: both logged the same 6,000-character head)."""
+    from harness.runner import run_suite
+    from harness.tracking import Tracker
+
+    registry = _labelled_registry()
+    methods = ", ".join(f"{{name: labelled, params: {{label: {'x' * 7000 + e}}}}}" for e in "ab")
+    run = f"  - {{task: toy, datasets: [noise], methods: [{methods}], metrics: [abs-error]}}\n"
+    suite = load_suite(write_suite("name: long\nruns:\n" + run), registry)
+    outcome = run_suite(suite, registry, Tracker(store))
+    rows = Tracker(store).results(outcome.experiment_id)
+    assert len(rows) == 2 and rows["method.label"].nunique() == 2
+    assert set(rows["method.label"]) == {c.params()["method.label"] for c in suite.cells}
