@@ -48,7 +48,7 @@ def results(suite: str, fmt: str, out: str | None, tracking_uri: str | None, **s
     """
     import json
 
-    from harness.report import tidy_results
+    from harness.summary import tidy_results
 
     _, spec = load(suite, overrides(shape))
     tracker = existing_store(tracking_uri)
