@@ -174,16 +174,18 @@ def _many_keys(keys: int) -> pd.DataFrame:
 
 
 def test_the_report_is_linear_in_metric_keys(tmp_path, registry):
-    """One dict metric with 20,000 keys over 15 cells costs about ten times one with 2,000
-    (at most 20x; the code that set one column of a wide frame at a time and wrote a
-    column per block took 1.6 min at 20,000 keys, 50x its time at 2,000)."""
+    """One dict metric with 20,000 keys over 15 cells: the report's CPU time is about ten
+    times that of 2,000 keys (at most 20x) and a few seconds (at most 8 s; 2.3 s at load 9
+    on the 2-core CI machine). The code that made a pandas call per metric column (a
+    column per block in the wide table, one column set at a time) took 15.6 CPU-s and
+    50-100 s of wall time there."""
     frames = {k: _many_keys(k) for k in (2000, 20000)}
     write_report(_many_keys(10), registry, None, "warm-up", tmp_path / "warm-up")  # imports
     seconds = {}
     for keys, frame in frames.items():
-        tic = time.perf_counter()
+        tic = time.process_time()  # CPU time: what other processes on the machine do not add
         write_report(frame, registry, None, "keys", tmp_path / str(keys))
-        seconds[keys] = time.perf_counter() - tic
+        seconds[keys] = time.process_time() - tic
     table = pd.read_csv(tmp_path / "20000" / "toy-mean-ci.csv")
     assert table.shape == (5, 2 + 1 + 20000)  # dataset, method, seeds, one column per key
-    assert seconds[20000] / seconds[2000] <= 20, seconds
+    assert seconds[20000] <= 8.0 and seconds[20000] / seconds[2000] <= 20, seconds
