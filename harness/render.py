@@ -16,8 +16,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.summary import format_number, noise_floor, pd
+from harness.lazy import LazyModule
+from harness.summary import format_number, noise_floor
 from harness.verdicts import HEADER, Verdict, count_line, table_rows, verdicts_markdown
+
+pd = LazyModule("pandas")
 
 __all__ = [
     "Document",
@@ -29,13 +32,6 @@ __all__ = [
     "markdown_cell",
     "render",
 ]
-
-STYLE = (
-    "body{font-family:sans-serif;margin:2em;max-width:80em}"
-    "table{border-collapse:collapse;font-size:90%}"
-    "td,th{border:1px solid #ccc;padding:2px 6px;text-align:left;vertical-align:top}"
-    "img{max-width:100%}nav{columns:2;font-size:90%}summary{cursor:pointer}"
-)
 
 
 @dataclass(frozen=True)
@@ -135,7 +131,6 @@ def _environment(kind: str) -> Any:
     env.filters["grid"] = grid
     env.filters["markdown_cell"] = markdown_cell
     env.globals.update(
-        style=STYLE,
         header=HEADER,
         table_rows=table_rows,
         count_line=count_line,

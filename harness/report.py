@@ -21,11 +21,14 @@ from pathlib import Path
 from typing import Any
 
 from harness.components import Curve, Skip
+from harness.lazy import LazyModule
 from harness.registry import Registry
 from harness.render import Document, Part, Section, anchor, render
-from harness.summary import format_number, mean_ci, pd, summary_stats, tally, tidy_results
+from harness.summary import format_number, mean_ci, summary_stats, tally, tidy_results
 from harness.tables import best_methods, problem_lines, shared_settings, summary_table, table_of
 from harness.verdicts import Verdict
+
+pd = LazyModule("pandas")  # imported when a table is built (light plugin imports)
 
 __all__ = ["coverage_line", "source_files", "write_report"]
 

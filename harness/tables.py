@@ -13,16 +13,18 @@ from collections.abc import Callable
 
 import numpy as np
 
+from harness.lazy import LazyModule
 from harness.registry import Registry
 from harness.summary import (
     SKIPPED_PREFIX,
     direction,
     format_number,
     param_columns,
-    pd,
     row_labels,
     summary_stats,
 )
+
+pd = LazyModule("pandas")
 
 __all__ = [
     "BEST_COLUMNS",
