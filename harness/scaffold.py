@@ -229,7 +229,7 @@ def write_skeleton(task: str, parent: Path) -> Path:
     """
     folder = _new_folder(task, parent)
     module = "harness_" + task.replace("-", "_")
-    _write(folder, _FILES, task=task, module=module, folder=_shown(folder))
+    _write(folder, _FILES, task=task, module=module, folder=typed_path(folder))
     return folder
 
 
@@ -281,7 +281,7 @@ def write_method_plugin(name: str, task: str, parent: Path, registry: Registry) 
         "baseline_module": baseline.cls.__module__,
         "dataset": datasets[0],
         "others": ", ".join(methods[:8]),
-        "folder": _shown(folder),
+        "folder": typed_path(folder),
     }
     _write(folder, _METHOD_FILES, **values)
     return folder
@@ -303,7 +303,7 @@ def _write(target: Path, files: dict[str, str], **values: str) -> None:
         path.write_text(text.format(**values))
 
 
-def _shown(folder: Path) -> str:
+def typed_path(folder: Path) -> str:
     """The folder as a user would type it from here: relative when inside the current
     directory, else absolute."""
     try:

@@ -34,13 +34,13 @@ def new_plugin(name: str, task: str | None, parent: str) -> None:
 
     Examples: harness new-plugin my-paper; harness new-plugin my-method --task fair-regression
     """
-    from harness.scaffold import _shown, write_method_plugin, write_skeleton
+    from harness.scaffold import typed_path, write_method_plugin, write_skeleton
 
     if task:
         folder = write_method_plugin(name, task, Path(parent), get_registry())
     else:
         folder = write_skeleton(name, Path(parent))
-    shown = _shown(folder)
+    shown = typed_path(folder)
     console.print(
         escape(
             f"Created {shown}. Next: pip install -e {shown} && harness check-plugin {name}"

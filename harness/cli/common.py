@@ -180,15 +180,15 @@ def existing_store(tracking_uri: str | None) -> Any:
 def report_folder(
     report_dir: Path, name: str, selection: list[str], claims: tuple[str, ...] = ()
 ) -> Path:
-    """Where a suite's report goes: ``report_dir/<suite>`` for the whole suite. A part of
-    it (cells chosen by --seeds, --repetitions, --set, --dataset, --method, --add-method or
-    --claim) goes apart, to ``<suite>-claim-<names>`` and ``<suite>-part-<digest of the
-    options>``, so that it never replaces the whole suite's report."""
+    """Where a suite's report goes: ``report_dir/<suite>`` for the whole suite (also with
+    --seeds or --add-method, which the report names). A part of it (cells chosen by --set,
+    --dataset, --method or --claim) goes apart, to ``<suite>-claim-<names>`` and
+    ``<suite>-part-<digest of the options>``: it never replaces the whole suite's report."""
     import hashlib
 
     from harness.schema import safe_name
 
-    chosen = [o for o in selection if not o.startswith(("--timeout ", "--max-cells "))]
+    chosen = [o for o in selection if o.startswith(("--set ", "--dataset ", "--method "))]
     part = f"-claim-{'-'.join(claims)}" if claims else ""
     if chosen:
         part += f"-part-{hashlib.sha256(chr(10).join(chosen).encode()).hexdigest()[:8]}"
