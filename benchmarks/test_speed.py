@@ -15,7 +15,7 @@ from pathlib import Path
 
 from figures import record
 
-from harness.executors import LocalExecutor
+from harness.executors.local import LocalExecutor
 from harness.runner import run_suite
 from harness.suite import load_suite
 from harness.tracking import Tracker

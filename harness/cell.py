@@ -11,6 +11,7 @@ failing cell.
 from __future__ import annotations
 
 import contextlib
+import copy
 import numbers
 import random
 import signal
@@ -31,6 +32,7 @@ from harness.isolation import (
     READ_ONLY_HINT,
     changed_parts,
     differing_paths,
+    fully_covered,
     part_hashes,
     read_only,
 )
@@ -111,6 +113,9 @@ class _DataCache:
     #: data key -> its part_hashes before a cell changed the data in place
     pristine: dict[str, dict[str, str]] = {}  # noqa: RUF012
     described: dict[str, str] = {}  # noqa: RUF012 - replaced, never mutated
+    #: the data reach past what read-only flags and the digest cover (isolation.fully_covered):
+    #: each cell gets a copy, and ``data`` itself is never handed out
+    copied: bool = False
 
 
 def execute_cell(cell: Cell, registry: Registry) -> CellResult:
@@ -272,17 +277,32 @@ def _load(cell: Cell, registry: Registry, result: CellResult) -> Any:
         result.seconds["load"] = time.perf_counter() - tic
         described = {k: str(v) for k, v in dataset(params).describe(data).items()}
         read_only(data)
-        hashes = part_hashes(data)  # hashed once per load
+        copied = not fully_covered(data)
+        hashes = {} if copied else part_hashes(data)  # hashed once per load
         if differing_paths(_DataCache.pristine.get(cell.data_key, {}), hashes):
             raise DataChangedError(
                 f"dataset '{cell.dataset}' returned data that differ from what it returned"
                 " before an earlier cell changed them in place: its load hands out one cached"
                 " object. Return fresh data (or copies) from load."
             )
-        _DataCache.hashes = hashes
+        _DataCache.hashes, _DataCache.copied = hashes, copied
         _DataCache.key, _DataCache.data, _DataCache.described = cell.data_key, data, described
     result.described = _DataCache.described
-    return _DataCache.data
+    return _hand_out()
+
+
+def _hand_out() -> object:
+    """The cached data for one cell: the object itself, or a copy where the data are not
+    fully covered by the read-only flags and the digest (nesting deeper than
+    ``isolation.MAX_DEPTH``, more objects than ``isolation.MAX_PARTS_VISITED``); data that
+    cannot be copied are handed out and loaded afresh for the next cell."""
+    if not _DataCache.copied:
+        return _DataCache.data
+    try:
+        return copy.deepcopy(_DataCache.data)
+    except Exception:  # a lock, a generator, an open file: no copy; the next cell reloads
+        _DataCache.key = None
+        return _DataCache.data
 
 
 class MetricValueError(ValueError):

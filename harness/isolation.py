@@ -11,16 +11,18 @@ import dataclasses
 import hashlib
 import sys
 import types
+from collections import deque
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 import numpy as np
 
 __all__ = [
+    "MAX_DEPTH",
     "MAX_PARTS_VISITED",
     "READ_ONLY_HINT",
     "changed_parts",
     "differing_paths",
+    "fully_covered",
     "part_hashes",
     "read_only",
     "shared_parts",
@@ -36,63 +38,92 @@ READ_ONLY_HINT = (
 #: Python objects :func:`shared_parts` visits at most in one data object.
 MAX_PARTS_VISITED = 100_000
 
+#: Levels of nesting :func:`shared_parts` walks down at most.
+MAX_DEPTH = 32
+
 _SCALARS = (str, bytes, int, float, complex, bool)
 _OPAQUE = (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType)
 
 
-def shared_parts(obj: Any) -> dict[str, Any]:
+def shared_parts(obj: object) -> dict[str, object]:
     """The mutable values in ``obj`` that a cell could change in place, by path
     (``data.y_test``, ``data.table['w']``, ``data.parts[1]``): NumPy arrays, torch tensors,
-    pandas objects and lists of scalars, found in ``obj`` itself, its dataclass fields,
-    tuples, lists, dict values and the attributes of plain objects (a ``SimpleNamespace``,
-    a scipy sparse matrix), at most 12 levels down and :data:`MAX_PARTS_VISITED` objects,
-    each once (at the first path that reaches it)."""
-    parts: dict[str, Any] = {}
+    pandas objects and lists or deques of scalars, found in ``obj`` itself, its dataclass
+    fields, tuples, lists, deques, mappings (dicts, ``MappingProxyType``) and the attributes
+    of other objects (``__dict__`` and ``__slots__``: a ``SimpleNamespace``, a scipy sparse
+    matrix), at most :data:`MAX_DEPTH` levels down and :data:`MAX_PARTS_VISITED` objects,
+    each once (at the first path that reaches it). :func:`fully_covered` says whether the
+    walk reached everything."""
+    return _walk(obj)[0]
+
+
+def fully_covered(obj: object) -> bool:
+    """Whether :func:`shared_parts` reached every part of ``obj``: False for data nested
+    deeper than :data:`MAX_DEPTH` or holding more than :data:`MAX_PARTS_VISITED` objects,
+    which :mod:`harness.cell` then hands to each cell as a fresh copy."""
+    return _walk(obj)[1]
+
+
+def _children(value: object) -> Iterable[tuple[str, object]] | None:
+    """``(path suffix, child)`` of a container or object; None for a part or a leaf."""
+    if isinstance(value, (dict, types.MappingProxyType)):
+        return [(f"[{k!r}]", v) for k, v in value.items()]
+    if isinstance(value, (list, tuple, deque)):
+        return ((f"[{i}]", v) for i, v in enumerate(value))
+    if dataclasses.is_dataclass(value):
+        return [(f".{f.name}", getattr(value, f.name, None)) for f in dataclasses.fields(value)]
+    attributes = dict(vars(value)) if hasattr(value, "__dict__") else {}
+    for cls in type(value).__mro__:  # __slots__ of the class and its bases
+        slots = cls.__dict__.get("__slots__", ())
+        for name in (slots,) if isinstance(slots, str) else slots:
+            if name not in ("__dict__", "__weakref__") and hasattr(value, name):
+                attributes.setdefault(name, getattr(value, name))
+    return [(f".{k}", v) for k, v in attributes.items()] if attributes else None
+
+
+def _is_part(value: object, torch: types.ModuleType | None) -> bool:
+    if isinstance(value, np.ndarray):
+        return value.dtype != object
+    if (torch is not None and isinstance(value, torch.Tensor)) or _is_pandas(value):
+        return True
+    return isinstance(value, (list, deque)) and all(isinstance(x, _SCALARS) for x in value)
+
+
+def _walk(obj: object) -> tuple[dict[str, object], bool]:
+    """``(shared_parts(obj), fully_covered(obj))`` in one walk."""
+    parts: dict[str, object] = {}
     seen: set[int] = set()
     torch = sys.modules.get("torch")
+    complete = True
 
-    def walk(value: Any, path: str, depth: int) -> None:
+    def walk(value: object, path: str, depth: int) -> None:
+        nonlocal complete
         if value is None or isinstance(value, _SCALARS + _OPAQUE) or id(value) in seen:
             return
-        if depth > 12 or len(seen) >= MAX_PARTS_VISITED:
+        if depth > MAX_DEPTH or len(seen) >= MAX_PARTS_VISITED:
+            complete = False
             return
         seen.add(id(value))
-        children: Iterable[tuple[str, Any]]
-        if isinstance(value, np.ndarray):
-            if value.dtype != object:
-                parts[path] = value
-                return
-            children = ((f"[{i}]", v) for i, v in enumerate(value.ravel()))  # what it holds
-        elif (torch is not None and isinstance(value, torch.Tensor)) or _is_pandas(value):
+        if _is_part(value, torch):
             parts[path] = value
             return
-        elif isinstance(value, dict):
-            children = [(f"[{k!r}]", v) for k, v in value.items()]
-        elif isinstance(value, list) and all(isinstance(x, _SCALARS) for x in value):
-            parts[path] = value
-            return
-        elif isinstance(value, (list, tuple)):
-            children = ((f"[{i}]", v) for i, v in enumerate(value))
-        elif dataclasses.is_dataclass(value):
-            children = [
-                (f".{f.name}", getattr(value, f.name, None)) for f in dataclasses.fields(value)
-            ]
-        elif hasattr(value, "__dict__"):
-            children = [(f".{k}", v) for k, v in vars(value).items()]
+        children: Iterable[tuple[str, object]] | None
+        if isinstance(value, np.ndarray):  # of objects: what it holds
+            children = ((f"[{i}]", v) for i, v in enumerate(value.ravel()))
         else:
-            return
-        for key, child in children:
+            children = _children(value)
+        for key, child in children or ():
             walk(child, path + key, depth + 1)
 
     walk(obj, "data", 0)
-    return parts
+    return parts, complete
 
 
-def _is_pandas(value: Any) -> bool:
+def _is_pandas(value: object) -> bool:
     return type(value).__module__.startswith("pandas")
 
 
-def read_only(obj: Any) -> None:
+def read_only(obj: object) -> None:
     """Mark every NumPy array in ``obj`` (see :func:`shared_parts`) read-only, so that
     writing into one raises ``ValueError: assignment destination is read-only`` where it
     is done.
@@ -106,7 +137,7 @@ def read_only(obj: Any) -> None:
             part.flags.writeable = False
 
 
-def _part_hash(part: Any) -> str:
+def _part_hash(part: object) -> str:
     """SHA-1 over a part's type, shape and contents ("?" where it cannot be read here, a
     sparse tensor, say: such a part counts as unchanged)."""
     digest = hashlib.sha1(usedforsecurity=False)
@@ -119,8 +150,8 @@ def _part_hash(part: Any) -> str:
             flat = part.detach().cpu().contiguous().reshape(-1)
             digest.update(f"{part.dtype}{tuple(part.shape)}".encode())
             digest.update(flat.view(torch.uint8).numpy().data)  # any dtype, bfloat16 too
-        elif isinstance(part, list):
-            digest.update(repr(part).encode())
+        elif isinstance(part, (list, deque)):
+            digest.update(repr(list(part)).encode())
         else:  # pandas: values, index and column labels
             import pandas as pd
 
@@ -131,12 +162,12 @@ def _part_hash(part: Any) -> str:
     return digest.hexdigest()
 
 
-def part_hashes(obj: Any) -> dict[str, str]:
+def part_hashes(obj: object) -> dict[str, str]:
     """``{path: hash}`` of every part of ``obj`` (:func:`shared_parts`)."""
     return {path: _part_hash(part) for path, part in shared_parts(obj).items()}
 
 
-def changed_parts(before: Mapping[str, str], obj: Any) -> list[str]:
+def changed_parts(before: Mapping[str, str], obj: object) -> list[str]:
     """The paths of ``before`` (:func:`part_hashes` taken earlier) whose part is now gone,
     replaced or changed in ``obj``. Parts added since (a cache filled lazily) do not count."""
     return differing_paths(before, part_hashes(obj)) if before else []

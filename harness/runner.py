@@ -15,16 +15,25 @@ import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from types import FrameType
+from typing import TYPE_CHECKING, Protocol
 
+from harness import layout
 from harness.cell import CellResult
 from harness.errors import StoreError
-from harness.executors import LocalExecutor
+from harness.events import CellReport, listener, run_events
+from harness.executors.base import Executor
+from harness.executors.local import LocalExecutor
+from harness.identity import Cell
 from harness.registry import Registry
-from harness.suite import Cell
+from harness.suite import Suite
+
+if TYPE_CHECKING:
+    from harness.tracking import Tracker
 
 __all__ = [
     "SHOWN_REASONS",
+    "CellLogger",
     "SuiteOutcome",
     "Terminated",
     "planned_states",
@@ -46,7 +55,7 @@ class Terminated(KeyboardInterrupt):
 def raise_on_sigterm() -> None:
     """Make SIGTERM raise :class:`Terminated` in the main thread (call once, in the CLI)."""
 
-    def handler(signum: int, frame: Any) -> None:
+    def handler(signum: int, frame: FrameType | None) -> None:
         raise Terminated
 
     signal.signal(signal.SIGTERM, handler)
@@ -109,8 +118,14 @@ class SuiteOutcome:
     rerun_reasons: dict[str, int] = field(default_factory=dict)
     experiments: dict[str, tuple[str, str]] = field(default_factory=dict)
 
+    def harness_cell_logreport(self, report: CellReport) -> None:
+        """Count a logged cell (a listener of the run, :mod:`harness.events`)."""
+        self.ran += 1
+        if report.result.status in ("failed", "timeout"):
+            self.problems.append((report.cell, report.result))
 
-def rerun_reasons(cells: Iterable[Cell], previous: Mapping[str, Mapping[str, str]]) -> Counter:
+
+def rerun_reasons(cells: Iterable[Cell], previous: Mapping[str, Mapping[str, str]]) -> Counter[str]:
     """Why each cell to run has no usable result: ``{reason: number of cells}``.
 
     :param cells: the cells about to run.
@@ -127,19 +142,21 @@ def rerun_reason(cell: Cell, previous: Mapping[str, Mapping[str, str]]) -> str:
     tags = previous.get(cell.config_hash)
     if tags is None:
         return "new"
-    changed = [p for p, fp in cell.code if tags.get(f"harness.code.{p}") not in (None, fp)]
+    changed = [p for p, fp in cell.code if tags.get(layout.CODE_PREFIX + p) not in (None, fp)]
     if changed:
         return f"code of plugin {', '.join(changed)} changed"
-    if tags.get("harness.metrics_hash") not in (None, cell.metrics_hash):
+    if tags.get(layout.METRICS_HASH) not in (None, cell.metrics_hash):
         return "metrics changed"
-    if tags.get("harness.cell_hash") != cell.cell_hash:
+    if tags.get(layout.CELL_HASH) != cell.cell_hash:
         return "plugin version or code changed"
-    if tags.get("harness.status") in ("failed", "timeout"):
-        return f"last run {tags['harness.status']}"
+    if tags.get(layout.STATUS) in ("failed", "timeout"):
+        return f"last run {tags[layout.STATUS]}"
+    if not cell.fingerprinted:
+        return "plugin code has no fingerprint"
     return "forced"
 
 
-def planned_states(suite: Any, tracker: Any | None, force: bool = False) -> dict[str, str]:
+def planned_states(suite: Suite, tracker: Tracker | None, force: bool = False) -> dict[str, str]:
     """What :func:`run_suite` would do with each cell, read from the store without writing
     to it (``harness run --dry-run``).
 
@@ -178,7 +195,7 @@ def planned_states(suite: Any, tracker: Any | None, force: bool = False) -> dict
         for cell in members:
             if force:
                 states[cell.cell_hash] = "--force"
-            elif cell.cell_hash in done:
+            elif cell.cell_hash in done and cell.fingerprinted:
                 states[cell.cell_hash] = "done"
             else:
                 reason = rerun_reason(cell, previous)
@@ -190,7 +207,31 @@ def planned_states(suite: Any, tracker: Any | None, force: bool = False) -> dict
 SHOWN_REASONS = {"new": "never run with these settings"}
 
 
-def _mark_killed(tracker: Any, parents: dict[str, tuple[str, str]], heartbeats: list) -> None:
+class _Callbacks:  # TEMPORARY: until the CLI's progress display listens
+    def __init__(self, on_start, on_cell, on_notice) -> None:
+        self.on_start, self.on_cell, self.on_notice = on_start, on_cell, on_notice
+
+    def harness_run_start(self, total: int, todo: int) -> None:
+        if self.on_start:
+            self.on_start(total, todo)
+
+    def harness_run_notice(self, line: str) -> None:
+        if self.on_notice:
+            self.on_notice(line)
+
+    @listener(trylast=True)
+    def harness_cell_logreport(self, report: CellReport) -> None:
+        if self.on_cell:
+            self.on_cell(report.cell, report.result)
+
+
+class _Heartbeat(Protocol):
+    def stop(self) -> None: ...
+
+
+def _mark_killed(
+    tracker: Tracker, parents: Mapping[str, tuple[str, str]], heartbeats: list[_Heartbeat]
+) -> None:
     """Ctrl-C or SIGTERM: stop the heartbeats and mark every parent run opened KILLED."""
     for beat in heartbeats:
         beat.stop()
@@ -201,56 +242,63 @@ def _mark_killed(tracker: Any, parents: dict[str, tuple[str, str]], heartbeats: 
 
 
 def run_suite(
-    suite: Any,
+    suite: Suite,
     registry: Registry,
-    tracker: Any,
+    tracker: Tracker,
     *,
-    executor: Any = None,
+    executor: Executor | None = None,
     force: bool = False,
     fail_fast: bool = False,
-    settings: dict[str, Any] | None = None,
-    on_start: Callable[[int, int], None] | None = None,
+    settings: Mapping[str, object] | None = None,
+    listeners: Iterable[object] = (),
+    on_start: Callable[[int, int], None] | None = None,  # TEMPORARY: until the CLI listens
     on_cell: Callable[[Cell, CellResult], None] | None = None,
     on_notice: Callable[[str], None] | None = None,
 ) -> SuiteOutcome:
-    """Run a suite's cells that have no usable result and log each to MLflow as it ends.
+    """Run a suite's cells that have no usable result and log each to the store as it ends.
 
     A cell is done when the latest complete run with its ``cell_hash`` is ``ok`` or
     ``skipped`` (docs/design.md "Resume"); every other cell runs. Before running, parent
     runs of this suite left RUNNING by a dead process are marked KILLED and half-written
-    cell runs are deleted (:meth:`harness.tracking.Tracker.reap_dead_suites`).
+    cell runs are deleted (:meth:`harness.tracking.Tracker.reap_dead_suites`). Each result
+    is emitted to the store writer (:class:`CellLogger`), then to ``listeners``
+    (:mod:`harness.events`: ``harness_run_start``, ``harness_run_notice``,
+    ``harness_cell_logreport``).
 
-    :param suite: a :class:`harness.suite.Suite`.
-    :param tracker: a :class:`harness.tracking.Tracker` (the only writer).
     :param executor: defaults to ``LocalExecutor(registry, 1)``.
     :param force: run every cell, done or not.
-    :param on_start: called with (cells in the suite, cells to run) before running.
-    :param on_cell: called after each cell is logged (progress bars).
-    :param on_notice: called with one line for each thing the user should know before the
-        cells run (runs marked KILLED, why cells run again).
+    :param fail_fast: stop after the first failed or timed-out cell.
+    :param settings: logged with each parent run (``jobs``, ``executor``, ...).
     :raises KeyboardInterrupt: (:class:`Terminated` for SIGTERM) after marking the parent run
         KILLED; logged cells are kept.
     """
     from harness.tracking import git_commit
 
-    notice = on_notice or (lambda line: None)
-    executor = executor or LocalExecutor(registry, 1)
-    cells = suite.cells
+    events = run_events([*listeners, _Callbacks(on_start, on_cell, on_notice)])
     commit = git_commit()
-    parents, todo, reasons = _open_parents(suite, tracker, settings or {}, commit, force, notice)
-    heartbeats: list = []
+    notice = events.hook.harness_run_notice
+    parents, todo, reasons = _open_parents(
+        suite, tracker, dict(settings or {}), commit, force, lambda line: notice(line=line)
+    )
+    heartbeats: list[_Heartbeat] = []
+    outcome = SuiteOutcome(*next(iter(parents.values())), rerun_reasons=dict(reasons))
+    outcome.experiments = parents
     try:
-        first = next(iter(parents.values()))
-        outcome = SuiteOutcome(*first, rerun_reasons=dict(reasons), experiments=parents)
-        if on_start:
-            on_start(len(cells), len(todo))
+        events.hook.harness_run_start(total=len(suite.cells), todo=len(todo))
         # Why cells run, whenever something was done before (a first run needs no reason).
-        if any(r != "new" for r in reasons) or (todo and len(todo) < len(cells)):
-            notice(_reasons_line(reasons))
-        where = {c.cell_hash: parents[c.experiment or suite.name] for c in cells}
-        handle = _cell_logger(tracker, registry, commit, where, outcome, fail_fast, on_cell)
+        if any(r != "new" for r in reasons) or (todo and len(todo) < len(suite.cells)):
+            notice(line=_reasons_line(reasons))
+        where = {c.cell_hash: parents[c.experiment or suite.name] for c in suite.cells}
+        events.register(CellLogger(tracker, registry, commit))
+        events.register(outcome)
+
+        def emit(cell: Cell, result: CellResult) -> bool:
+            report = CellReport(cell, result, *where[cell.cell_hash])
+            events.hook.harness_cell_logreport(report=report)
+            return fail_fast and bool(outcome.problems)
+
         heartbeats = [tracker.heartbeat(parent) for _, parent in parents.values()]
-        executor.run(todo, handle)
+        (executor or LocalExecutor(registry, 1)).run(todo, emit)
     except KeyboardInterrupt:
         _mark_killed(tracker, parents, heartbeats)
         raise
@@ -263,13 +311,13 @@ def run_suite(
 
 
 def _open_parents(
-    suite: Any,
-    tracker: Any,
-    settings: dict[str, Any],
+    suite: Suite,
+    tracker: Tracker,
+    settings: dict[str, object],
     commit: str,
     force: bool,
     notice: Callable[[str], None],
-) -> tuple[dict[str, tuple[str, str]], list[Cell], Counter]:
+) -> tuple[dict[str, tuple[str, str]], list[Cell], Counter[str]]:
     """Open a parent run in each experiment of the suite, refuse a second live run of it
     and read what is done: ``(parents, cells to run in suite order, why they run)``, where
     ``parents`` maps each experiment name to ``(experiment id, parent run id)``.
@@ -279,7 +327,7 @@ def _open_parents(
     """
     parents: dict[str, tuple[str, str]] = {}
     todo: list[Cell] = []
-    reasons: Counter = Counter()
+    reasons: Counter[str] = Counter()
     try:
         for name, members in suite.experiments().items():
             experiment = tracker.experiment_id(name, create=True)
@@ -291,7 +339,7 @@ def _open_parents(
             # done, so two runs started at once never run a cell twice.
             tracker.claim_suite(experiment, parent, name)
             done = set() if force else tracker.finished_hashes(experiment)
-            mine = [c for c in members if c.cell_hash not in done]
+            mine = [c for c in members if c.cell_hash not in done or not c.fingerprinted]
             if mine and not force:
                 reasons += rerun_reasons(mine, tracker.latest_by_config(experiment))
             todo += mine
@@ -317,34 +365,26 @@ def _reasons_line(reasons: Mapping[str, int]) -> str:
     return "Cells to run: " + "; ".join(shown)
 
 
-def _cell_logger(
-    tracker: Any,
-    registry: Registry,
-    commit: str,
-    where: Mapping[str, tuple[str, str]],
-    outcome: SuiteOutcome,
-    fail_fast: bool,
-    on_cell: Callable[[Cell, CellResult], None] | None,
-) -> Callable[[Cell, CellResult], bool]:
-    """The executors' ``on_result``: log a cell's result whole (as a failed cell when the
-    store refuses it), count it in ``outcome``, and say whether to stop (``--fail-fast``)."""
-    from harness.tracking import connection_lost
+class CellLogger:
+    """The store's subscription to a run: logs each cell's result whole under its parent
+    run, as a ``failed`` cell when the store refuses the results (the report then carries
+    that result), and stops the run when the store's connection is lost."""
 
-    def handle(cell: Cell, result: CellResult) -> bool:
-        experiment, parent = where[cell.cell_hash]
+    def __init__(self, tracker: Tracker, registry: Registry, commit: str) -> None:
+        self.tracker, self.registry, self.commit = tracker, registry, commit
+
+    @listener(tryfirst=True)
+    def harness_cell_logreport(self, report: CellReport) -> None:
+        """Log ``report`` (replacing its result with the refusal where refused)."""
+        from harness.tracking import connection_lost
+
+        log = self.tracker.log_cell
+        where = (report.experiment_id, report.parent_run_id)
         with signals_deferred():  # a cell is logged whole or not at all
             try:
-                tracker.log_cell(experiment, parent, cell, result, registry.plugins, commit)
+                log(*where, report.cell, report.result, self.registry.plugins, self.commit)
             except Exception as err:  # the store refused the results: a failed cell
                 if connection_lost(err):  # not this cell's fault: stop the run, say why
                     raise
-                result = _refused(cell, result, err)
-                tracker.log_cell(experiment, parent, cell, result, registry.plugins, commit)
-        outcome.ran += 1
-        if result.status in ("failed", "timeout"):
-            outcome.problems.append((cell, result))
-        if on_cell:
-            on_cell(cell, result)
-        return fail_fast and bool(outcome.problems)
-
-    return handle
+                report.result = _refused(report.cell, report.result, err)
+                log(*where, report.cell, report.result, self.registry.plugins, self.commit)

@@ -93,6 +93,62 @@ class KillParent(Method):
         return 0.0
 
 
+class ForkChild(Method):
+    """Forks; the child returns the negated data (``child: returns``) or raises
+    (``child: raises``) instead of calling ``os._exit``; the parent returns the data after
+    ``seconds``.
+
+    Source: test fixture (issue 30: a forked child's result landed on another cell).
+    """
+
+    name = "fork-child"
+    task = "faults"
+
+    @dataclass
+    class Params:
+        child: str = "returns"
+        seconds: float = 0.3
+
+    def run(self, data: float, params: Params, seed: int) -> float:
+        if os.fork() == 0:
+            if params.child == "raises":
+                raise RuntimeError("raised in the forked child")
+            return -1000.0 - data
+        time.sleep(params.seconds)  # the child's message, if any, gets out first
+        return data
+
+
+class Daemon(Method):
+    """Starts a daemon by forking twice (``setsid`` between), which writes its pid to
+    ``pid_file`` and sleeps 120 s holding the process's stdout; then sleeps ``seconds``.
+
+    Source: test fixture (issue 30: a double-forked daemon outlived its cell's timeout).
+    """
+
+    name = "daemon"
+    task = "faults"
+
+    @dataclass
+    class Params:
+        pid_file: str = ""
+        seconds: float = 0.0
+
+    def run(self, data: float, params: Params, seed: int) -> float:
+        first = os.fork()
+        if first == 0:
+            os.setsid()
+            daemon = os.fork()
+            if daemon == 0:
+                time.sleep(120)
+                os._exit(0)
+            with open(params.pid_file, "a") as out:
+                out.write(f"{daemon}\n")
+            os._exit(0)
+        os.waitpid(first, 0)
+        time.sleep(params.seconds)
+        return data
+
+
 class Value(Metric):
     """The method's output.
 
@@ -113,7 +169,7 @@ def harness_datasets():
 
 @hookimpl
 def harness_methods():
-    return [Sleep, Crash, Segfault, KillParent]
+    return [Sleep, Crash, Segfault, KillParent, ForkChild, Daemon]
 
 
 @hookimpl

@@ -17,7 +17,7 @@ from toy_plugin import Draws
 from harness import Dataset, Method, Metric, hookimpl
 from harness.cell import execute_cell
 from harness.errors import PluginError
-from harness.executors import LocalExecutor
+from harness.executors.local import LocalExecutor
 from harness.isolation import changed_parts, part_hashes, read_only
 from harness.registry import build_registry
 from harness.suite import load_suite

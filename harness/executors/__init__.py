@@ -1,0 +1,65 @@
+"""Where cells run: forked worker processes, the current process, or a dask cluster.
+
+One module per concern: :mod:`~harness.executors.base` (the contract every executor keeps,
+the writer thread, routing by data key), :mod:`~harness.executors.worker` (a forked worker
+process and its channel), :mod:`~harness.executors.local`, :mod:`~harness.executors.inprocess`
+and :mod:`~harness.executors.dask` (the three executors). :func:`make_executor` picks one.
+"""
+
+from __future__ import annotations
+
+import os
+
+from harness.executors.base import Executor
+from harness.registry import Registry
+
+__all__ = ["auto_jobs", "make_executor"]
+
+
+def auto_jobs() -> int:
+    """``-j auto``: the number of CPU cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def make_executor(
+    registry: Registry,
+    jobs: int,
+    *,
+    executor: str = "local",
+    scheduler: str | None = None,
+    pdb: bool = False,
+) -> Executor:
+    """The executor for ``harness run``: ``jobs == 0`` (or ``pdb``) runs in this process,
+    ``executor='dask'`` (or a ``scheduler`` address) on dask, else forked workers.
+
+    :raises harness.errors.SuiteError: dask asked for but not installed.
+    """
+    if executor == "dask" or scheduler:
+        from harness.executors.dask import DaskExecutor
+
+        return DaskExecutor(registry, max(jobs, 1), scheduler=scheduler)
+    if jobs == 0 or pdb:
+        from harness.executors.inprocess import InProcessExecutor
+
+        return InProcessExecutor(registry, pdb=pdb)
+    from harness.executors.local import LocalExecutor
+
+    return LocalExecutor(registry, jobs)
+
+
+def __getattr__(name: str) -> object:  # TEMPORARY: until every caller imports the modules
+    import importlib
+
+    where = {
+        "LocalExecutor": "local",
+        "InProcessExecutor": "inprocess",
+        "DaskExecutor": "dask",
+        "Router": "base",
+        "route": "base",
+    }
+    if name not in where:
+        raise AttributeError(name)
+    return getattr(importlib.import_module(f"harness.executors.{where[name]}"), name)
