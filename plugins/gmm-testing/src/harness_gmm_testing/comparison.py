@@ -1,8 +1,7 @@
 """Henze-Zirkler against the Hermite test: n_0.9 ratios measured from stored runs, the same
-ratios from the power models of :mod:`harness_gmm_testing._power_model`, and the check of
-those models against every measured power. The plugin README's tables are
-:func:`ratio_markdown` and :func:`model_check_markdown` of the committed evidence
-(``tests/test_comparison.py`` checks them).
+ratios from the power models of :mod:`harness_gmm_testing.power_model`, and the check of
+those models against every measured power (rendered for the README by
+:mod:`harness_gmm_testing.readme`).
 
 Source: Henze and Zirkler (1990) for HZ; docs/papers/gmm-testing.md §3.2 and §5 for the
 Hermite test and n_0.9; the comparison itself is this benchmark's (the paper has no HZ).
@@ -16,22 +15,22 @@ import math
 import numpy as np
 
 from harness import LazyModule
-from harness_gmm_testing import _power_model as model
+from harness_gmm_testing import power_model as model
 from harness_gmm_testing.data import PancakeLaw
 from harness_gmm_testing.metrics import wilson_interval
-from harness_gmm_testing.reports import n_for_power, rate_slopes
+from harness_gmm_testing.reports import n_for_power
 
 pd = LazyModule("pandas")
 
 __all__ = [
+    "HERMITE",
+    "HZ",
     "MATCHED_DEGREES",
     "MODEL_DIMENSIONS",
     "measured_ratios",
     "model_check",
-    "model_check_markdown",
     "model_ratios",
-    "rate_markdown",
-    "ratio_markdown",
+    "oracle_rows",
     "uniform_law",
 ]
 
@@ -82,7 +81,7 @@ def model_ratios(
     return pd.DataFrame(rows)
 
 
-def _oracle_rows(results: pd.DataFrame) -> pd.DataFrame:
+def oracle_rows(results: pd.DataFrame) -> pd.DataFrame:
     """Ok pancakes-uniform rows of HZ and of the oracle degree-(m+1) Hermite test."""
     df = results[(results["status"] == "ok") & (results["dataset"] == "pancakes-uniform")]
     df = df[df["method"].isin([HZ, HERMITE])].copy()
@@ -106,7 +105,7 @@ def measured_ratios(results: pd.DataFrame) -> pd.DataFrame:
         Columns ``k, m, delta, d, hermite_n90, hermite_low, hermite_high, hz_n90, hz_low,
         hz_high, ratio, ratio_low, ratio_high, model_ratio``.
     """
-    df = _oracle_rows(results)
+    df = oracle_rows(results)
     rows = []
     for (k, delta), instance in df.groupby(["dataset.k", "dataset.delta"]):
         for d, cell in n_for_power(instance).groupby("d"):
@@ -149,7 +148,7 @@ def model_check(results: pd.DataFrame) -> pd.DataFrame:
     DataFrame
         Columns ``test, k, delta, d, n, trials, power, low, high, model, inside``.
     """
-    df = _oracle_rows(results)
+    df = oracle_rows(results)
     for col in ("k", "d", "n", "trials"):
         df[col] = pd.to_numeric(df[f"dataset.{col}"]).astype(int)
     df["delta"] = pd.to_numeric(df["dataset.delta"])
@@ -181,90 +180,3 @@ def model_check(results: pd.DataFrame) -> pd.DataFrame:
     out["inside"] = (out["model"] >= out["low"]) & (out["model"] <= out["high"])
     columns = ["test", "k", "delta", "d", "n", "trials", "power", "low", "high", "model"]
     return out[[*columns, "inside"]].sort_values(columns[:5], ignore_index=True)
-
-
-def _n(value: float) -> str:
-    if not math.isfinite(value):
-        return "-"
-    return f"{value:,.0f}" if value < 1e6 else f"{value:.2g}".replace("e+0", "e").replace("e+", "e")
-
-
-def ratio_markdown(measured: pd.DataFrame, modelled: pd.DataFrame) -> str:
-    """The README's two ratio tables: measured (with 95% intervals and the model's ratio
-    alongside) and modelled (k, delta rows; d columns)."""
-    lines = [
-        "| k (m) | delta | d | Hermite n_0.9 (95% CI) | HZ n_0.9 (95% CI) | ratio HZ / Hermite "
-        "(95% CI) | model ratio |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for r in measured.itertuples():
-        lines.append(
-            f"| {r.k} ({r.m}) | {r.delta:g} | {r.d} | {_n(r.hermite_n90)} ({_n(r.hermite_low)}-"
-            f"{_n(r.hermite_high)}) | {_n(r.hz_n90)} ({_n(r.hz_low)}-{_n(r.hz_high)}) | "
-            f"{r.ratio:.2f} ({r.ratio_low:.2f}-{r.ratio_high:.2f}) | {r.model_ratio:.2f} |"
-        )
-    ds = sorted(modelled["d"].unique())
-    lines += [
-        "",
-        "| k (m) | delta | " + " | ".join(f"d = {d}" for d in ds) + " |",
-        "|---|---|" + "---|" * len(ds),
-    ]
-    for (k, delta), rows in modelled.groupby(["k", "delta"], sort=True):
-        by_d = rows.set_index("d")
-        cells = [
-            f"{by_d.loc[d, 'ratio']:.2f} ({_n(by_d.loc[d, 'hz_n90'])} / "
-            f"{_n(by_d.loc[d, 'hermite_n90'])})"
-            for d in ds
-        ]
-        lines.append(f"| {k} ({int(rows['m'].iloc[0])}) | {delta:g} | " + " | ".join(cells) + " |")
-    return "\n".join(lines)
-
-
-def model_check_markdown(check: pd.DataFrame) -> str:
-    """The README's model check: per test, how many measured powers hold the model's value in
-    their 95% interval, and the largest gaps."""
-    lines = [
-        "| test | cells | model inside the 95% interval | mean model - measured | largest gap "
-        "(k, delta, d, n: measured / model) |",
-        "|---|---|---|---|---|",
-    ]
-    for test, rows in check.groupby("test", sort=True):
-        gap = rows["model"] - rows["power"]
-        worst = rows.loc[gap.abs().idxmax()]
-        lines.append(
-            f"| {test} | {len(rows)} | {int(rows['inside'].sum())} | {gap.mean():+.3f} | "
-            f"{worst['k']}, {worst['delta']:g}, {worst['d']}, {worst['n']:,}: "
-            f"{worst['power']:.2f} / {worst['model']:.2f} |"
-        )
-    return "\n".join(lines)
-
-
-def rate_markdown(results: pd.DataFrame) -> str:
-    """The README's n_0.9 table of the oracle Hermite test (delta = 0.95 rows of
-    ``results``): grid, closed form, the normal model with the H1 variance, the measured
-    n_0.9 (95% interval with the Monte Carlo spread) and measured / closed form; then the
-    fitted slopes of ln n_0.9 on ln d against the closed form's."""
-    df = _oracle_rows(results)
-    df = df[df["method"] == HERMITE]
-    lines = [
-        "| k (m) | d | grid n | closed form | model | measured n_0.9 (95% CI) | measured / "
-        "closed form |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    slopes = []
-    for (k, delta), instance in df.groupby(["dataset.k", "dataset.delta"]):
-        law = uniform_law(int(float(k)), float(delta))
-        table = n_for_power(instance)
-        for r in table.itertuples():
-            modelled = model.n_at_power(model.hermite_power, law, r.d)
-            lines.append(
-                f"| {r.k} ({law.matched_degree}) | {r.d} | {r.n_min:,}-{r.n_max:,} | "
-                f"{_n(r.closed_form)} | {_n(modelled)} | {_n(r.n_for_power)} ({_n(r.ci_low)}-"
-                f"{_n(r.ci_high)}) | {r.ratio:.2f} |"
-            )
-        for r in rate_slopes(table).itertuples():
-            slopes.append(
-                f"k = {r.k}, d = {r.d_range}: {r.slope:.2f} ({r.ci_low:.2f}-{r.ci_high:.2f}) "
-                f"against the closed form's {r.closed_form_slope:.2f}"
-            )
-    return "\n".join(lines) + "\n\nSlope of ln n_0.9 on ln d: " + "; ".join(slopes) + "."

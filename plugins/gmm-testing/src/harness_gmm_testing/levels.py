@@ -1,5 +1,5 @@
 """Type-I error of every stored cell against its binomial band, at the (n, d) where the
-suites ran (the README's calibration table is :func:`level_markdown` of the evidence).
+suites ran (rendered for the README by :mod:`harness_gmm_testing.readme`).
 
 A Monte Carlo test with R null draws has, given those draws, level L ~ Beta(j, R + 1 - j),
 j = floor(alpha (R + 1)), of variance about alpha (1 - alpha) / R; over T null trials its
@@ -15,13 +15,11 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from harness import LazyModule
 
 pd = LazyModule("pandas")
 
-__all__ = ["ALPHA", "level_bands", "level_markdown"]
+__all__ = ["ALPHA", "level_bands"]
 
 ALPHA = 0.05
 _Z99 = 2.5758293035489004
@@ -64,26 +62,3 @@ def level_bands(results: pd.DataFrame) -> pd.DataFrame:
     out = pd.DataFrame(rows)
     out["inside"] = (out["rate"] >= out["low"]) & (out["rate"] <= out["high"])
     return out
-
-
-def level_markdown(bands: pd.DataFrame) -> str:
-    """Per test: cells, the (n, d) range, how many type-I rates lie in their band, the rates'
-    range and pooled rate, and each cell outside its band."""
-    lines = [
-        "| test | cells | n | d | inside the 99% band | type-I range | pooled | outside |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
-    for method, rows in bands.groupby("method", sort=True):
-        pooled = float(np.average(rows["rate"], weights=rows["trials"]))
-        outside = rows[~rows["inside"]]
-        listed = "; ".join(
-            f"n = {r.n:,}, d = {r.d}: {r.rate:.3f} (band {r.low:.3f}-{r.high:.3f})"
-            for r in outside.itertuples()
-        )
-        lines.append(
-            f"| {method} | {len(rows)} | {rows['n'].min():,}-{rows['n'].max():,} | "
-            f"{rows['d'].min()}-{rows['d'].max()} | {int(rows['inside'].sum())} | "
-            f"{rows['rate'].min():.3f}-{rows['rate'].max():.3f} | {pooled:.3f} | "
-            f"{listed or '-'} |"
-        )
-    return "\n".join(lines)

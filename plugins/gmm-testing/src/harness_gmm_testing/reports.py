@@ -7,6 +7,7 @@ matplotlib and statsmodels are imported inside the functions that draw or fit (f
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
@@ -213,7 +214,11 @@ def _probit_n(
 
     design = sm.add_constant(np.log(n))
     endog = np.column_stack([hits, trials - hits])
-    fit = sm.GLM(endog, design, family=sm.families.Binomial(sm.families.links.Probit())).fit()
+    with warnings.catch_warnings():  # saturated grid points (rate 0 or 1) are expected
+        warnings.simplefilter("ignore", RuntimeWarning)
+        warnings.simplefilter("ignore", sm.tools.sm_exceptions.PerfectSeparationWarning)
+        family = sm.families.Binomial(sm.families.links.Probit())
+        fit = sm.GLM(endog, design, family=family).fit()
     a, b = fit.params
     if not b > 0:
         raise ValueError(f"power does not increase with n (probit slope {b:.3g})")

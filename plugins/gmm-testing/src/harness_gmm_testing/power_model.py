@@ -1,5 +1,6 @@
 """Power models of the Henze-Zirkler and Hermite tests on parallel pancakes (a model, not a
-measurement: :mod:`harness_gmm_testing.reports` checks it against measured cells).
+measurement: :func:`harness_gmm_testing.comparison.model_check` sets it against every
+measured power).
 
 Henze-Zirkler (exact-MMD model). HZ = n V_n, V_n the V-statistic of the squared MMD between
 the standardised sample and N(0, I_d) under the Gaussian kernel exp(-beta^2 |x - y|^2 / 2).
@@ -36,7 +37,7 @@ from harness_gmm_testing.data import PancakeLaw
 optimize = LazyModule("scipy.optimize")
 stats = LazyModule("scipy.stats")
 
-__all__ = ["hermite_power", "hz_mmd2", "hz_power", "n_at_power"]
+__all__ = ["hermite_power", "hz_linear_variance", "hz_mmd2", "hz_power", "n_at_power"]
 
 _Z_ALPHA = 1.6448536269514722  # one-sided level 0.05
 _NODES, _QW = hermite_e.hermegauss(60)
@@ -69,8 +70,9 @@ def hz_mmd2(law: PancakeLaw, d: int, b2: float) -> float:
     return (1 + 2 * b2) ** (-(d - 1) / 2) * (bb - 2 * bn + nn)
 
 
-def _zeta1(law: PancakeLaw, d: int, b2: float) -> float:
-    """Var_P of h(x) = E_(Y~P) k(x, Y) - E_(Y~N) k(x, Y) (the MMD's linear term)."""
+def hz_linear_variance(law: PancakeLaw, d: int, b2: float) -> float:
+    """zeta_1 = Var_P of h(x) = E_(Y~P) k(x, Y) - E_(Y~N) k(x, Y), the variance of the
+    MMD's linear term (60-node Gauss-Hermite quadrature over each component of B)."""
     mu, w, s2 = law.centres, law.weights, law.noise_sd**2
     y = (mu[:, None] + law.noise_sd * _NODES[None, :]).ravel()  # quadrature over B
     mass = (w[:, None] * _QW[None, :]).ravel()
@@ -108,7 +110,7 @@ def hz_power(law: PancakeLaw, n: float, d: int) -> float:
     quantile."""
     b2 = _beta2(n, d)
     shift = n * hz_mmd2(law, d, b2)
-    sd = math.sqrt(max(4 * n * _zeta1(law, d, b2), 0.0))
+    sd = math.sqrt(max(4 * n * hz_linear_variance(law, d, b2), 0.0))
     mu, sigma = _hz_null_lognormal(n, d)
     q = math.exp(mu + _Z_ALPHA * sigma)
     t0 = np.exp(mu + sigma * _NODES)  # T0 by quadrature over its log-normal law
