@@ -39,11 +39,23 @@ def _suite(probe, suite_file, name, n, methods="noop"):
     return load_suite(suite_file(PROBE.format(name=name, n=n, methods=methods)), probe)
 
 
+class _EachCell:
+    """A run's listener calling ``on_cell(cell, result)`` for each cell logged."""
+
+    def __init__(self, on_cell):
+        self.on_cell = on_cell
+
+    def harness_cell_logreport(self, report):
+        self.on_cell(report.cell, report.result)
+
+
 def _run(suite, probe, uri, jobs=1, on_cell=None):
     """Seconds to run ``suite`` into the store at ``uri`` with ``jobs`` workers."""
     tracker = Tracker(uri)
     tic = time.perf_counter()
-    outcome = run_suite(suite, probe, tracker, executor=LocalExecutor(probe, jobs), on_cell=on_cell)
+    listeners = [_EachCell(on_cell)] if on_cell else []
+    executor = LocalExecutor(probe, jobs)
+    outcome = run_suite(suite, probe, tracker, executor=executor, listeners=listeners)
     seconds = time.perf_counter() - tic
     assert not outcome.problems
     return seconds

@@ -43,9 +43,9 @@ class RunEvents:
     """The hooks of a run (called with keyword arguments; all optional for a listener)."""
 
     @_spec
-    def harness_run_start(self, total: int, todo: int) -> None:
+    def harness_run_start(self, total: int, todo: int, cells: list[Cell]) -> None:
         """Called once before the first cell: ``total`` cells in the suite, ``todo`` of
-        them to run (the others are done)."""
+        them to run (the others are done), ``cells`` those to run, in suite order."""
 
     @_spec
     def harness_run_notice(self, line: str) -> None:

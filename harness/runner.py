@@ -207,24 +207,6 @@ def planned_states(suite: Suite, tracker: Tracker | None, force: bool = False) -
 SHOWN_REASONS = {"new": "never run with these settings"}
 
 
-class _Callbacks:  # TEMPORARY: until the CLI's progress display listens
-    def __init__(self, on_start, on_cell, on_notice) -> None:
-        self.on_start, self.on_cell, self.on_notice = on_start, on_cell, on_notice
-
-    def harness_run_start(self, total: int, todo: int) -> None:
-        if self.on_start:
-            self.on_start(total, todo)
-
-    def harness_run_notice(self, line: str) -> None:
-        if self.on_notice:
-            self.on_notice(line)
-
-    @listener(trylast=True)
-    def harness_cell_logreport(self, report: CellReport) -> None:
-        if self.on_cell:
-            self.on_cell(report.cell, report.result)
-
-
 class _Heartbeat(Protocol):
     def stop(self) -> None: ...
 
@@ -251,9 +233,6 @@ def run_suite(
     fail_fast: bool = False,
     settings: Mapping[str, object] | None = None,
     listeners: Iterable[object] = (),
-    on_start: Callable[[int, int], None] | None = None,  # TEMPORARY: until the CLI listens
-    on_cell: Callable[[Cell, CellResult], None] | None = None,
-    on_notice: Callable[[str], None] | None = None,
 ) -> SuiteOutcome:
     """Run a suite's cells that have no usable result and log each to the store as it ends.
 
@@ -274,7 +253,7 @@ def run_suite(
     """
     from harness.tracking import git_commit
 
-    events = run_events([*listeners, _Callbacks(on_start, on_cell, on_notice)])
+    events = run_events(listeners)
     commit = git_commit()
     notice = events.hook.harness_run_notice
     parents, todo, reasons = _open_parents(
@@ -284,7 +263,7 @@ def run_suite(
     outcome = SuiteOutcome(*next(iter(parents.values())), rerun_reasons=dict(reasons))
     outcome.experiments = parents
     try:
-        events.hook.harness_run_start(total=len(suite.cells), todo=len(todo))
+        events.hook.harness_run_start(total=len(suite.cells), todo=len(todo), cells=list(todo))
         # Why cells run, whenever something was done before (a first run needs no reason).
         if any(r != "new" for r in reasons) or (todo and len(todo) < len(suite.cells)):
             notice(line=_reasons_line(reasons))

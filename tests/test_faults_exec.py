@@ -369,3 +369,57 @@ def test_a_write_into_shared_data_in_any_container_never_reaches_the_next_cell(w
     assert (read.status, read.metrics) == ("ok", {"output": 1.0})
     scribble = results[cells[0].cell_hash]
     assert scribble.status == "failed" or scribble.metrics == {"output": 0.0}
+
+
+# -- item 8: one ETA, from the cost of each configuration ------------------------------------
+
+ETA_SUITE = """
+name: eta
+timeout: 1m
+runs:
+  - task: faults
+    datasets: [draw]
+    methods: [{name: sleep, params: {seconds: 0.0}}]
+    metrics: [value]
+    seeds: [0, 1, 2, 3, 4, 5]
+  - task: faults
+    datasets: [{name: draw, params: {size: 2}}]
+    methods: [{name: sleep, params: {seconds: 3.0}}]
+    metrics: [value]
+    seeds: [0, 1]
+"""
+
+
+def test_the_bar_and_the_progress_lines_show_one_eta_from_each_configurations_cost(
+    toy_env, write_suite, store, tmp_path
+):
+    """Six cells of 0 s, then two of 3 s: while the last 3 s cell runs, the estimate is the
+    3 s its configuration costs less the time it has run. Before: the line said elapsed
+    time over cells done (about 0.5 s) and the bar its own figure in another format
+    ('eta 0.0 s' in the line, 'eta 0:00:00' on the bar)."""
+    import re
+
+    site = Path(toy_env["PYTHONPATH"].split(os.pathsep)[0])
+    source = (Path(__file__).parent / "fault_plugin.py").read_text()
+    install_fake_plugin(site, "faults", "fault_plugin", source)
+    env = dict(toy_env, HARNESS_PROGRESS_EVERY_S="0.25")
+    command = [BIN / "harness", "run", write_suite(ETA_SUITE), "--tracking-uri", store]
+    done = subprocess.run(
+        [*command, "--report-dir", tmp_path],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    last = [re.search(r"eta (\S+ ?s?)\b", line) for line in lines if line.startswith("cells")]
+    shown = {m.group(1) for m in last[-2:] if m}  # the last timed line and the bar's
+    assert len(shown) == 1, lines
+    etas = [
+        float(m.group(1))
+        for line in lines
+        if line.startswith("cells 7/8") and (m := re.search(r"eta (\d+\.\d) s", line))
+    ]
+    assert etas and max(etas) >= 1.5, lines

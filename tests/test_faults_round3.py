@@ -15,7 +15,6 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 import toy_plugin
@@ -398,10 +397,14 @@ def test_ctrl_c_says_how_many_cells_are_kept_and_how_to_resume(
     suite = tmp_path / "s.yaml"
     suite.write_text("name: s\nseeds: [0, 1, 2, 3]\nruns:\n" + RUN)
 
-    def interrupted_run(spec, registry, tracker, *, on_start, on_cell, **kwargs):
-        on_start(4, 3)  # one cell finished before
-        on_cell(spec.cells[1], SimpleNamespace(status="ok"))
-        on_cell(spec.cells[2], SimpleNamespace(status="failed"))
+    def interrupted_run(spec, registry, tracker, *, listeners, **kwargs):
+        from harness.cell import CellResult
+        from harness.events import CellReport, run_events
+
+        hook = run_events(listeners).hook
+        hook.harness_run_start(total=4, todo=3, cells=spec.cells[1:])  # one finished before
+        for cell, status in ((spec.cells[1], "ok"), (spec.cells[2], "failed")):
+            hook.harness_cell_logreport(report=CellReport(cell, CellResult(cell.cell_hash, status)))
         raise KeyboardInterrupt
 
     monkeypatch.setattr(harness.runner, "run_suite", interrupted_run)

@@ -15,12 +15,15 @@ from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
     Progress,
+    ProgressColumn,
+    Task,
     TextColumn,
     TimeElapsedColumn,
-    TimeRemainingColumn,
 )
+from rich.text import Text
 
 from harness.cli.common import console, duration, session
+from harness.eta import Eta
 
 PROGRESS_EVERY_S = float(os.environ.get("HARNESS_PROGRESS_EVERY_S", "15"))
 
@@ -40,12 +43,11 @@ def run_with_progress(
         MofNCompleteColumn(),
         TextColumn("[red]{task.fields[problems]}"),
         TimeElapsedColumn(),
-        TextColumn("eta"),
-        TimeRemainingColumn(),
+        _EtaColumn(eta := Eta(settings["jobs"], getattr(runner, "running", None))),
     )
     with Progress(*columns, console=console, disable=how["pdb"]) as progress:
         shown = _Shown(progress, spec.name, settings)
-        ticker = _ProgressLines(progress, runner, PROGRESS_EVERY_S, lambda: shown.problems)
+        ticker = _ProgressLines(progress, runner, PROGRESS_EVERY_S, lambda: shown.problems, eta)
         if not console.is_terminal and not how["pdb"]:  # no live bar in a log file
             ticker.start()
         try:
@@ -57,9 +59,7 @@ def run_with_progress(
                 force=how["force"],
                 fail_fast=how["fail_fast"],
                 settings=settings,
-                on_start=lambda total, todo: shown.harness_run_start(total=total, todo=todo),
-                on_cell=lambda cell, result: shown.harness_cell_logreport(result),
-                on_notice=lambda line: shown.harness_run_notice(line=line),
+                listeners=[shown, eta],
             )
         except KeyboardInterrupt as err:  # Ctrl-C, SIGTERM: main() says what is kept
             kept = f"{shown.kept():,} of {len(spec.cells):,} cells; " if shown.started else ""
@@ -120,10 +120,27 @@ class _Shown:
         )
         self.progress.update(self.bar, total=todo)
 
-    def harness_cell_logreport(self, result: Any) -> None:
-        self.ended[result.status] += 1
+    def harness_cell_logreport(self, report: Any) -> None:
+        self.ended[report.result.status] += 1
         self.problems = problems_text(self.ended)
         self.progress.update(self.bar, advance=1, problems=self.problems)
+
+
+def eta_text(eta: Eta) -> str:
+    """The one ETA the bar and the lines show: ``12.3 s``, ``8 min 42 s``, ``unknown``."""
+    seconds = eta.seconds()
+    return "unknown" if seconds is None else duration(seconds)
+
+
+class _EtaColumn(ProgressColumn):
+    """The bar's ``eta ...``, the same text as the progress lines'."""
+
+    def __init__(self, eta: Eta) -> None:
+        super().__init__()
+        self.eta = eta
+
+    def render(self, task: Task) -> Text:
+        return Text(f"eta {eta_text(self.eta)}", style="progress.remaining")
 
 
 class _ProgressLines:
@@ -132,10 +149,15 @@ class _ProgressLines:
     not a cell ended in between; and one line when the run ends."""
 
     def __init__(
-        self, progress: Progress, runner: Any, every_s: float, problems: Callable[[], str]
+        self,
+        progress: Progress,
+        runner: Any,
+        every_s: float,
+        problems: Callable[[], str],
+        eta: Eta,
     ) -> None:
         self.progress, self.runner, self.every_s = progress, runner, every_s
-        self.problems = problems
+        self.problems, self.eta = problems, eta
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, daemon=True)
 
@@ -157,14 +179,9 @@ class _ProgressLines:
         done, total, elapsed = task.completed, task.total, task.elapsed or 0.0
         if total is None:
             return
-        eta = (
-            duration(elapsed / done * (total - done))
-            if done and total > done
-            else ("0 s" if done >= total else "unknown")
-        )
         text = (
             f"cells {done:.0f}/{total:.0f}, {self.problems()}, {duration(elapsed)} elapsed,"
-            f" eta {eta}"
+            f" eta {eta_text(self.eta)}"
         )
         running = getattr(self.runner, "running", None)
         cells = running() if callable(running) else []
