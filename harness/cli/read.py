@@ -218,8 +218,8 @@ def report(suite: str | None, tracking_uri: str | None, out: str, **shape: Any) 
         targets = _stored_suites(tracker, registry)
     if not targets:
         raise SuiteError(f"No suite runs in the store {tracker.uri}; run 'harness run' first.")
-    for name, results, selection, cells in targets:
-        _write(tracker, registry, (name, results, selection, cells), Path(out))
+    for target in targets:
+        _write(tracker, registry, target, Path(out))
 
 
 def _write(tracker: Any, registry: Any, target: tuple[str, Any, list[str], int], out: Path) -> None:
@@ -244,7 +244,7 @@ def _write(tracker: Any, registry: Any, target: tuple[str, Any, list[str], int],
 
 
 def _stored_suites(tracker: Any, registry: Any) -> list[tuple[str, Any, list[str], int]]:
-    """``(name, rows, selection)`` of every suite in the store, as its latest ``harness
+    """``(name, rows, selection, cells)`` of every suite in the store, as its latest ``harness
     run`` logged it: each experiment with a suite run, and each suite such a run was of (a
     suite made only of includes has no experiment of its own, and a suite that includes
     others reports their cells too)."""
@@ -254,13 +254,11 @@ def _stored_suites(tracker: Any, registry: Any) -> list[tuple[str, Any, list[str
     for name, experiment_id in experiments.items():
         if not tracker.latest_suite_run(experiment_id):
             continue
-        spec, rows, problem = _current_results(tracker, registry, experiment_id, name)
+        spec, rows, cells, problem = _current_results(tracker, registry, experiment_id, name)
         if problem:
             err_console.print(f"[yellow]{escape(name)}: {escape(problem)}[/]")
         if spec is not None and not rows.empty:
-            cells = sum(c.experiment in (name, "") for c in spec.cells) or len(spec.cells)
-            selection = list(spec.expanded.get("overrides") or [])
-            targets[name] = (name, rows, selection, cells if name != spec.name else len(spec.cells))
+            targets[name] = (name, rows, list(spec.expanded.get("overrides") or []), cells)
         if spec is not None and spec.name not in experiments:
             tops.setdefault(spec.name, spec)
     for name, spec in tops.items():
@@ -273,24 +271,24 @@ def _stored_suites(tracker: Any, registry: Any) -> list[tuple[str, Any, list[str
 
 def _current_results(
     tracker: Any, registry: Any, experiment_id: str, name: str
-) -> tuple[Any, Any, str]:
+) -> tuple[Any, Any, int, str]:
     """The results of an experiment as its suite is now: the suite its latest ``harness
     run`` logged (``suite.yaml`` of the newest parent run) is read back through the model
     that wrote it (:func:`harness.suite.load_logged_suite`) with the installed plugins, and
     only its cells' latest runs are kept ("one truth per cell": runs made with other code,
-    params or metrics are not pooled in as extra seeds). Returns ``(suite, rows,
-    problem)``; ``suite`` and ``rows`` are None when that suite no longer loads, and
-    ``problem`` says what is left out and why."""
+    params or metrics are not pooled in as extra seeds). Returns ``(suite, rows, cells,
+    problem)``: ``cells`` the experiment's cells in that suite, ``suite`` and ``rows`` None
+    when that suite no longer loads, ``problem`` what is left out and why."""
     from harness.suite import load_logged_suite
 
     run_id = tracker.latest_suite_run(experiment_id)
     text = tracker.suite_text(run_id)
     if text is None:
-        return None, None, "its latest run logged no suite.yaml; run 'harness report SUITE'."
+        return None, None, 0, "its latest run logged no suite.yaml; run 'harness report SUITE'."
     try:
         spec = load_logged_suite(text, f"suite.yaml of run {run_id}", registry)
     except SuiteError as err:
-        return None, None, f"left out: its last suite no longer loads ({err})".replace("\n", " ")
+        return None, None, 0, f"left out: its last suite no longer loads ({err})".replace("\n", " ")
     included = {c.experiment for c in spec.cells} - {spec.name, ""}
     if name in included:  # a suite it includes: that suite's cells
         mine = [c.cell_hash for c in spec.cells if c.experiment == name]
@@ -308,4 +306,4 @@ def _current_results(
             f"{missing} of {len(mine)} cells have no result for the current code; the report"
             " leaves them out (harness run computes them)."
         )
-    return spec, rows, problem
+    return spec, rows, len(mine), problem
