@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from harness.identity import param_text
 from harness.sqlite_direct import RunRow
 
 if TYPE_CHECKING:
@@ -70,7 +71,6 @@ DONE = ("ok", "skipped")  # a cell whose latest run has one of these is not run 
 # Step points logged per curve (docs/design.md: at most 1,000). MLflow's SQL store spends ~0.3 ms
 # per point, so 1,000 points would cost more than most cells; the full curve is an artifact.
 CURVE_POINTS = 250
-MAX_PARAM = 6000  # MLflow's longest param value
 
 
 @dataclass
@@ -152,7 +152,7 @@ def cell_record(
         name=run_name(cell),
         start_time=result.start_ms,
         tags=tags,
-        params={k: str(v)[:MAX_PARAM] for k, v in params.items()},
+        params={k: param_text(str(v)) for k, v in params.items()},  # hashed, never cut
         metrics=metric_points(result),
         outcome=outcome,
         artifacts=artifacts,

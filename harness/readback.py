@@ -30,7 +30,8 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 
 def guarded(method: _F) -> _F:
     """Turn a SQLite store failing under ``method`` (locked, read-only, full, gone) into
-    one :class:`StoreError` line; a store file that vanished during it too."""
+    one :class:`StoreError` line, and raise it too when the store's file went or turned
+    read-only meanwhile (:class:`harness.store.FileIdentity`), though the call succeeded."""
 
     @functools.wraps(method)
     def guarded(self: StoreReader, *args: Any, **kwargs: Any) -> Any:
@@ -40,13 +41,12 @@ def guarded(method: _F) -> _F:
             raise
         except Exception as err:
             what = store_failure(err) if self._file is not None else None
-            if what is None:
+            if what is None or self._file is None:
                 raise
-            if self._file is not None and self._file.gone():
-                what = "disappeared (deleted or moved)"
-            raise StoreError(self._lost(what)) from None
-        if self._file is not None and self._file.gone():
-            raise StoreError(self._lost("disappeared (deleted or moved)"))
+            raise StoreError(self._lost(self._file.problem() or what)) from None
+        problem = self._file.problem() if self._file is not None else None
+        if problem is not None:
+            raise StoreError(self._lost(problem))
         return out
 
     return guarded  # type: ignore[return-value]

@@ -202,9 +202,10 @@ def _probe_of(uri: str) -> Any:
 
 class FileIdentity:
     """Which file a SQLite store's path named when it was opened (device and inode), to
-    tell later whether it is still there: a database deleted or replaced while a run
-    writes would otherwise take every result with it unseen (an open connection keeps
-    writing into the deleted file)."""
+    tell later whether it is still there and writable: a database deleted, replaced or
+    made read-only while a run writes would otherwise lose results unseen (an open
+    connection keeps writing into a deleted file, or through its open descriptors into
+    one made read-only, until some other write fails)."""
 
     def __init__(self, uri: str) -> None:
         self.path = sqlite_path(uri)
@@ -217,28 +218,34 @@ class FileIdentity:
             return None
         return None if info is None else (info.st_dev, info.st_ino)
 
-    def gone(self) -> bool:
-        """Whether the file opened is no longer at its path (always ``False`` for a store
-        that is not a local SQLite file, or that had no file when opened)."""
-        return self._id is not None and self._now() != self._id
+    def problem(self) -> str | None:
+        """What happened to the file since it was opened (``'disappeared (...)'``,
+        ``'turned read-only'``), or ``None``; always ``None`` for a store that is not a
+        local SQLite file, or that had no file when opened."""
+        if self._id is None or self.path is None:
+            return None
+        if self._now() != self._id:
+            return "disappeared (deleted or moved)"
+        if not (os.access(self.path, os.W_OK) and os.access(self.path.parent, os.W_OK)):
+            return "turned read-only"
+        return None
 
 
 _FAILURES = (  # (words in the error, what happened to the store)
     (("database is locked", "database table is locked"), "is locked by another process"),
     (("readonly database", "read-only file system", "permission denied"), "turned read-only"),
     (("database or disk is full", "no space left"), "is full (no space left on its disk)"),
-    (
-        ("no such table", "unable to open database", "disk i/o error", "no such file"),
-        "disappeared (deleted or moved)",
-    ),
+    (("no such table", "unable to open", "no such file"), "disappeared (deleted or moved)"),
+    (("disk i/o error",), "could not be written (disk I/O error)"),
 )
 
 
 def store_failure(err: BaseException) -> str | None:
     """What happened to a SQLite store, read from ``err`` or an exception it was raised
     from (``sqlite3``, SQLAlchemy or MLflow wrapping them, ``OSError``): ``'is locked by
-    another process'``, ``'turned read-only'``, ``'is full (...)'``, ``'disappeared (...)'``;
-    ``None`` for anything else (a value the store refused)."""
+    another process'``, ``'turned read-only'``, ``'is full (...)'``, ``'disappeared (...)'``,
+    ``'could not be written (...)'``; ``None`` for anything else (a value the store
+    refused)."""
     seen: set[int] = set()
     while err is not None and id(err) not in seen:
         seen.add(id(err))

@@ -22,6 +22,7 @@ import yaml
 from harness import layout
 from harness.backends import Store, open_store
 from harness.errors import StoreError
+from harness.identity import param_text
 from harness.liveness import HEARTBEAT_S, Heartbeat, SuiteProcess, process_tags
 from harness.mlflow_store import MlflowStore, open_client
 from harness.readback import StoreReader, guarded
@@ -240,7 +241,7 @@ class Tracker(StoreReader):
         run = layout.suite_record(suite.name, str(suite.path), tags)
         params = {"suite": str(suite.path), "cells": str(len(suite.cells))}
         params |= {k: str(v) for k, v in settings.items()}
-        run.params = {k: v[: layout.MAX_PARAM] for k, v in params.items()}
+        run.params = {k: param_text(v) for k, v in params.items()}  # hashed, never cut
         run.artifacts = {"suite.yaml": yaml.safe_dump(suite.expanded, sort_keys=False)}
         run_id = self.store.create_run(experiment_id, run)
         self._update_ui_view(experiment_id, set())  # the view ui_path opens exists from now

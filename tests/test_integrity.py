@@ -14,6 +14,7 @@ import sys
 import textwrap
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -50,7 +51,7 @@ def _run(registry, path, store, force=False):
         tracker,
         executor=LocalExecutor(registry, 1),
         force=force,
-        on_notice=notices.append,
+        listeners=[SimpleNamespace(harness_run_notice=lambda line: notices.append(line))],
     )
     return tracker, outcome, notices
 
@@ -456,3 +457,167 @@ def test_the_fingerprint_covers_every_package_of_the_plugin_and_ignores_editor_f
         assert fingerprint.code_fingerprint(site / "harness_two", companions) != first
     finally:
         fingerprint.distribution_packages.cache_clear()
+
+
+# -- issue 30: a store that locks, goes, fills or turns read-only ------------------------
+
+STORE_FAULTS = """
+name: store-faults
+seeds: [0, 1, 2, 3, 4, 5, 6, 7]
+runs:
+  - task: toy
+    datasets: [{name: noise, params: {n: 4}}]
+    methods: [{name: sleepy, params: {seconds: 0.5}}]
+    metrics: [abs-error]
+"""
+
+
+def _cells_logged(db: Path) -> int:
+    import contextlib
+    import sqlite3
+
+    try:
+        with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as connection:
+            sql = "SELECT COUNT(*) FROM tags WHERE key = 'harness.status'"
+            return connection.execute(sql).fetchone()[0]
+    except sqlite3.Error:  # not created yet, or busy
+        return 0
+
+
+def _run_into_fault(env, folder: Path, uri: str, fault) -> tuple[int, str, float]:
+    """``harness run`` of 8 half-second cells into ``uri``; once a cell is logged, the
+    context manager ``fault(db)`` is entered and held until harness exits. Returns the
+    exit code, stderr and the seconds from the fault to the exit."""
+    suite = folder / "faults.yaml"
+    suite.write_text(STORE_FAULTS)
+    db = Path(uri.removeprefix("sqlite:///"))
+    args = [HARNESS, "run", str(suite), "--tracking-uri", uri, "--report-dir", str(folder / "r")]
+    process = subprocess.Popen(args, env=env, cwd=folder, text=True, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    while _cells_logged(db) < 1:
+        assert process.poll() is None and time.monotonic() < deadline, process.stderr.read()
+        time.sleep(0.05)
+    with fault(db):
+        tic = time.monotonic()
+        _, err = process.communicate(timeout=120)
+    return process.returncode, err, time.monotonic() - tic
+
+
+def _the_line(err: str) -> str:
+    """The one error line harness printed (no traceback)."""
+    assert "Traceback" not in err, err
+    lines = [line for line in err.splitlines() if line.startswith("error:")]
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+def test_a_store_deleted_mid_run_stops_the_run_with_exit_2(toy_env, tmp_path, store):
+    """Before: exit 0, "8 ok", a report, and every result gone with the deleted file."""
+    import contextlib
+
+    @contextlib.contextmanager
+    def delete(db: Path):
+        for path in (db, Path(f"{db}-wal"), Path(f"{db}-shm")):
+            path.unlink(missing_ok=True)
+        yield
+
+    code, err, _ = _run_into_fault(toy_env, tmp_path, store, delete)
+    line = _the_line(err)
+    assert code == 2, err
+    assert "disappeared (deleted or moved)" in line and "went with it" in line, line
+    assert "run the same command again" in line, line
+
+
+def test_a_store_locked_mid_run_stops_the_run_with_exit_2(toy_env, tmp_path, store):
+    """Another process holds the store (``BEGIN EXCLUSIVE``) past the busy timeout: exit 2
+    within seconds, saying what is kept and how to resume; the cells logged before are
+    there, and the same command resumes from them once the lock is gone."""
+    import contextlib
+    import sqlite3
+
+    @contextlib.contextmanager
+    def lock(db: Path):
+        with contextlib.closing(sqlite3.connect(db, isolation_level=None)) as other:
+            other.execute("BEGIN EXCLUSIVE")
+            yield
+            other.execute("ROLLBACK")
+
+    code, err, seconds = _run_into_fault(toy_env, tmp_path, store, lock)
+    line = _the_line(err)
+    assert code == 2 and seconds < 30, (seconds, err)
+    assert "is locked by another process" in line and "are kept" in line, line
+    kept = _cells_logged(Path(store.removeprefix("sqlite:///")))
+    assert re.search(rf"\b{kept} cell run\(s\) logged by this command are kept", line), line
+    args = [HARNESS, "run", str(tmp_path / "faults.yaml"), "--tracking-uri", store]
+    again = subprocess.run(args, env=toy_env, cwd=tmp_path, capture_output=True, text=True)
+    assert again.returncode == 0, again.stderr
+    assert f"{kept} already finished, {8 - kept} to run" in again.stdout + again.stderr
+
+
+def test_a_store_locked_at_start_is_refused_within_15_s(toy_env, tmp_path, store):
+    """Before: 61 s, then a traceback ending in "database is locked"."""
+    import contextlib
+    import sqlite3
+
+    suite = tmp_path / "faults.yaml"
+    suite.write_text(STORE_FAULTS)
+    db = Path(store.removeprefix("sqlite:///"))
+    args = [HARNESS, "run", str(suite), "--tracking-uri", store]
+    with contextlib.closing(sqlite3.connect(db, isolation_level=None)) as other:
+        other.execute("BEGIN EXCLUSIVE")
+        tic = time.monotonic()
+        done = subprocess.run(args, env=toy_env, cwd=tmp_path, capture_output=True, text=True)
+        seconds = time.monotonic() - tic
+        other.execute("ROLLBACK")
+    line = _the_line(done.stderr)
+    assert done.returncode == 2 and seconds < 15, (seconds, done.stderr)
+    assert "is locked by another process" in line and "0 cell run(s)" in line, line
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root ignores file permissions")
+def test_a_store_turned_read_only_mid_run_stops_the_run_with_exit_2(toy_env, tmp_path, store):
+    """The store's folder and file made read-only while cells run (SQLite keeps writing
+    through descriptors it opened before, so only a check of the file tells)."""
+    import contextlib
+
+    @contextlib.contextmanager
+    def read_only(db: Path):
+        db.chmod(0o444)
+        db.parent.chmod(0o555)
+        try:
+            yield
+        finally:
+            db.parent.chmod(0o755)
+            db.chmod(0o644)
+
+    code, err, _ = _run_into_fault(toy_env, tmp_path / "store", store, read_only)
+    line = _the_line(err)
+    assert code == 2 and "turned read-only" in line and "are kept" in line, line
+
+
+def test_a_store_whose_disk_fills_mid_run_stops_the_run_with_exit_2(toy_env, tmp_path, store):
+    """A real full disk: the store on a tmpfs a little larger than the empty store (needs
+    the right to mount one, e.g. root in a container; skipped otherwise)."""
+    import shutil
+
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    db = Path(store.removeprefix("sqlite:///"))
+    size = db.stat().st_size + 400_000
+    mount = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(disk)], capture_output=True
+    )
+    if mount.returncode != 0:
+        pytest.skip("cannot mount a small tmpfs here (needs CAP_SYS_ADMIN)")
+    try:
+        shutil.copy(db, disk / "mlflow.db")
+        uri = f"sqlite:///{disk}/mlflow.db"
+        suite = tmp_path / "faults.yaml"
+        text = STORE_FAULTS.replace("seeds: [0, 1, 2, 3, 4, 5, 6, 7]", "repetitions: 400")
+        suite.write_text(text.replace("seconds: 0.5", "seconds: 0.0"))
+        args = [HARNESS, "run", str(suite), "--tracking-uri", uri, "--report-dir", str(tmp_path)]
+        done = subprocess.run(args, env=toy_env, cwd=tmp_path, capture_output=True, text=True)
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], capture_output=True)
+    line = _the_line(done.stderr)
+    assert done.returncode == 2 and "is full (no space left on its disk)" in line, line

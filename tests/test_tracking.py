@@ -318,3 +318,56 @@ def test_a_lost_race_on_the_ui_view_tag_is_retried_and_never_ends_the_run(store,
     assert tracker.client.get_experiment(experiment).tags["k"] == "v"
     tracker.client.set_experiment_tag = lambda *args: (_ for _ in ()).throw(MlflowException("down"))
     assert not tracker.store.set_experiment_tag(experiment, "k", "w")  # twice: no exception
+
+
+@pytest.mark.parametrize("direct", ["1", "0"])
+def test_a_run_logged_with_a_clock_behind_is_still_the_latest(
+    direct, registry, write_suite, store, monkeypatch
+):
+    """Issue 30: the latest run of a cell is the one harness logged last (its
+    ``harness.sequence``), not the one with the latest start time. A machine whose clock is
+    a day behind logs a failure after a success; before, the older success hid it (the
+    cell read ok and was never rerun)."""
+    monkeypatch.setenv("HARNESS_DIRECT_SQLITE", direct)  # both backends
+    suite = load_suite(write_suite(SUITE), registry)
+    cell = suite.cells[0]
+    tracker = Tracker(store)
+    experiment = tracker.experiment_id(suite.name, create=True)
+    parent = tracker.start_suite(experiment, suite, {})
+    now = int(time.time() * 1000)
+    ok = CellResult(cell.cell_hash, "ok", metrics={"abs-error": 1.0}, start_ms=now, end_ms=now)
+    behind = now - 86_400_000
+    failed = CellResult(cell.cell_hash, "failed", reason="boom", start_ms=behind, end_ms=behind)
+    tracker.log_cell(experiment, parent, cell, ok, {}, None)
+    tracker.log_cell(experiment, parent, cell, failed, {}, None)
+    assert tracker.results(experiment)["status"].tolist() == ["failed"]
+    assert cell.cell_hash not in tracker.finished_hashes(experiment)
+    assert Tracker(store).finished_hashes(experiment) == set()  # a later command reads the same
+    tracker = Tracker(store)  # a later command numbers after what is stored
+    tracker.log_cell(experiment, parent, cell, ok, {}, None)
+    assert tracker.finished_hashes(experiment) == {cell.cell_hash}
+
+
+def test_ui_run_names_lead_with_the_method(registry, write_suite):
+    """Issue 30: a dataset's runs differ at the start of their names (the UI cuts long
+    names at the end, so names that began with the dataset looked alike)."""
+    from harness.layout import run_name
+
+    suite = load_suite(write_suite(SUITE), registry)
+    names = {cell.method: run_name(cell) for cell in suite.cells}
+    assert names["mean"].startswith("mean[kind=plain,shift=0.0]-noise[n=1500,scale=1.0]-s")
+    assert names["boom"].startswith("boom-noise[n=1500,scale=1.0]-s")
+
+
+def test_the_export_names_the_plugin_version_and_fingerprint(tracked):
+    """Issue 30: `harness results` names each cell's plugin, its version and its code
+    fingerprint; before, it named the git commit of the harness repository the driver ran
+    in (``abc123`` here), which says nothing of the plugin's code."""
+    from harness.summary import tidy_results
+
+    suite, tracker, experiment, _, _ = tracked
+    table = tidy_results(tracker.results(experiment))
+    fingerprint = dict(suite.cells[0].code)["toy"]
+    assert set(table["plugin"]) == {"toy"} and table["plugin_version"].notna().all()
+    assert set(table["plugin_fingerprint"]) == {fingerprint}
+    assert "git_commit" not in table.columns
