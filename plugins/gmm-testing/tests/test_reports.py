@@ -158,3 +158,17 @@ def test_two_grid_points_with_one_saturated_rate_give_an_interpolated_bracket():
     assert row["bracketed"].startswith("two points")
     assert (row["ci_low"], row["ci_high"]) == (45000, 90000)
     assert 45000 < row["n_for_power"] < 90000
+
+
+def test_n_for_power_interval_includes_the_monte_carlo_spread():
+    # The binomial-only interval is the GLM's; each grid point's Monte Carlo threshold
+    # spread (power.mc_sd) widens it, and a larger spread widens it more.
+    rows = pd.DataFrame(_rate_rows({4: 1500}, trials=100))
+
+    def width(frame):
+        table = n_for_power(frame)
+        return float(table["ci_high"].iloc[0] / table["ci_low"].iloc[0])
+
+    spread = {mc: width(rows.assign(**{"power.mc_sd": mc})) for mc in (0.0, 0.02, 0.08)}
+    assert spread[0.0] == pytest.approx(width(rows))  # no mc_sd column: binomial only
+    assert spread[0.0] < spread[0.02] < spread[0.08]
