@@ -142,7 +142,15 @@ def _collect(
     return spec
 
 
-def _flat_run(path, index, run, spec, registry, problems, defaults) -> FlatRun:
+def _flat_run(
+    path: Path,
+    index: int,
+    run: Any,
+    spec: SuiteFile,
+    registry: Registry,
+    problems: list[str],
+    defaults: tuple[Sequence[int] | None, float | None],
+) -> FlatRun:
     """Run ``index`` of suite file ``path`` (``spec``) with the file's default seeds and
     timeout (``defaults``) where it gives none; no metric list means every metric."""
     seeds, timeout = defaults

@@ -69,7 +69,7 @@ class _Run(_Model):
     datasets: list[_Entry] = pydantic.Field(min_length=1)
     methods: list[_Entry] = pydantic.Field(min_length=1)
     metrics: list[_MetricEntry] = []
-    seeds: Any = None  # checked by _seeds / _timeout, which name each element
+    seeds: Any = None  # checked by check_seeds / check_timeout, which name each element
     repetitions: Any = None
     timeout: Any = None
 
