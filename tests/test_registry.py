@@ -302,3 +302,43 @@ def test_a_plugin_without_locatable_code_is_unfingerprinted_and_its_cells_rerun(
         "mean": "done",
     }
     assert run_suite(suite, registry, Tracker(store)).ran == 1  # rerun, not resumed
+
+
+def test_editing_a_namespace_package_plugin_reruns_its_cells(tmp_path, monkeypatch, store):
+    """End to end: cells of a PEP 420 plugin's method run, its helper module is edited, and
+    the next run names the plugin's code as the reason to rerun them (before: 'unknown'
+    both times, the old numbers kept)."""
+    import importlib
+    import sys
+    from importlib.metadata import entry_points
+
+    from harness.runner import planned_states, run_suite
+    from harness.suite import load_suite
+    from harness.tracking import Tracker
+
+    site = tmp_path / "site"
+    code = PLUGIN_CODE.format(helpers="nsrun.helpers", task="toy")
+    _install(site, "nsrun", "nsrun.plugin", {"nsrun/plugin.py": code, "nsrun/helpers.py": ""})
+    (site / "nsrun" / "helpers.py").write_text("OFFSET = 0.0\n")
+    monkeypatch.syspath_prepend(str(site))
+    others = {ep.name for ep in entry_points(group="harness")} - {"nsrun"}
+    run = "  - {task: toy, datasets: [noise], methods: [shifted, mean], metrics: [abs-error]}\n"
+    path = tmp_path / "ns.yaml"
+    path.write_text("name: ns\nruns:\n" + run)
+
+    def fresh_suite():  # a new registry with the plugin imported anew, as a new process
+        importlib.invalidate_caches()
+        for name in [m for m in sys.modules if m.startswith("nsrun")]:
+            monkeypatch.delitem(sys.modules, name)
+        registry = build_registry({"toy": toy_plugin}, disabled=others, strict=True)
+        return load_suite(path, registry), registry
+
+    suite, registry = fresh_suite()
+    assert run_suite(suite, registry, Tracker(store)).ran == 2
+    (site / "nsrun" / "helpers.py").write_text("OFFSET = 1000.0\n")
+    suite, _ = fresh_suite()
+    states = planned_states(suite, Tracker(store))
+    assert {c.method: states[c.cell_hash] for c in suite.cells} == {
+        "shifted": "code of plugin nsrun changed",
+        "mean": "done",
+    }
