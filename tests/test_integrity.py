@@ -24,9 +24,9 @@ from harness.cell import execute_cell
 from harness.components import Curve
 from harness.errors import StoreError
 from harness.executors.local import LocalExecutor
-from harness.report import summary_table
 from harness.runner import planned_states, run_suite
 from harness.suite import load_suite
+from harness.tables import summary_table
 from harness.tracking import Tracker
 
 HARNESS = str(Path(sys.executable).with_name("harness"))
