@@ -118,3 +118,16 @@ def test_known_matched_degree_gives_the_same_law_as_the_full_fit(k):
     full = UniformPancakes().load(params, 0).law
     assert np.array_equal(uniform_law(k, 0.8).centres, full.centres)
     assert uniform_law(k, 0.8).matched_degree == full.matched_degree
+
+
+def test_the_modelled_ratio_lies_in_every_measured_interval(monkeypatch):
+    measured = comparison.measured_ratios(_frame(RATE_FILES))
+    inside = (measured["model_ratio"] >= measured["ratio_low"]) & (
+        measured["model_ratio"] <= measured["ratio_high"]
+    )
+    assert len(measured) >= 7 and inside.all()
+    # Wrong variant: HZ's squared MMD halved moves the ratio out of the intervals.
+    exact = power_model.hz_mmd2
+    monkeypatch.setattr(power_model, "hz_mmd2", lambda law, d, b2: 0.5 * exact(law, d, b2))
+    broken = comparison.measured_ratios(_frame(RATE_FILES))
+    assert (broken["model_ratio"] > broken["ratio_high"]).sum() >= 3
