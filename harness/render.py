@@ -84,7 +84,7 @@ def anchor(*parts: str) -> str:
 @dataclass(frozen=True)
 class Grid:
     """A table as text, as both formats show it: column names and rows of cell strings
-    (floats to 3 significant digits, round-off noise as ``0``, missing as ``""``)."""
+    (floats to 3 significant digits, round-off noise as ``0``, a missing float as ``""``)."""
 
     columns: list[str]
     rows: list[list[str]]

@@ -24,17 +24,13 @@ from harness.components import Curve, Skip
 from harness.lazy import LazyModule
 from harness.registry import Registry
 from harness.render import Document, Part, Section, anchor, render
-from harness.summary import format_number, mean_ci, summary_stats, tally, tidy_results
-from harness.tables import best_methods, problem_lines, shared_settings, summary_table, table_of
+from harness.summary import summary_stats, tally
+from harness.tables import best_methods, problem_lines, shared_settings, table_of
 from harness.verdicts import Verdict
 
 pd = LazyModule("pandas")  # imported when a table is built (light plugin imports)
 
 __all__ = ["coverage_line", "source_files", "write_report"]
-
-# Moved to harness.summary and harness.tables; importable from here only until the callers
-# that other helpers are editing now (harness/cli/, tests, a plugin) import them from there
-_MOVED = (format_number, mean_ci, tidy_results, summary_table)
 
 log = logging.getLogger(__name__)
 MANIFEST = ".harness-report-files"  # the files the last report wrote to its folder
