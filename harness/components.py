@@ -347,7 +347,7 @@ def validate_params(
             if typing.get_origin(annotation) is typing.Annotated:  # the declared constraint
                 problem += f" ({err.errors()[0]['msg'].lower()})"
             problem += "."
-            problems.append((path, problem + _yaml_number_hint(value)))
+            problems.append((path, problem + (_yaml_number_hint(value) if numeric else "")))
     missing = [k for k, (_, d) in fields.items() if d is dataclasses.MISSING and k not in values]
     problems += [(k, f"required param '{k}' of '{component.name}' is not set.") for k in missing]
     if problems:

@@ -4,7 +4,7 @@ dataclass and pydantic Params alike (issue 29: declared, not hand-checked)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated
+from typing import Annotated, Literal
 
 import pydantic
 import pytest
@@ -41,3 +41,34 @@ def test_annotated_field_constraints_are_enforced_on_dataclass_params():
 
 def test_an_annotated_type_is_named_by_its_base_type():
     assert describe_type(Annotated[int, pydantic.Field(ge=1)]) == "int"
+
+
+def test_the_yaml_number_hint_is_given_for_numeric_params_only():
+    """'1e3' for an int is YAML's string (the hint says how to write the number); '1' for
+    a Literal of words is just a wrong word (before: told to 'write 1.0 or 1')."""
+
+    class Worded(Method):
+        """A method with a numeric and a worded param.
+
+        Source: test fixture.
+        """
+
+        name, task = "worded", "toy"
+
+        @dataclass
+        class Params:
+            count: int = 5
+            kind: Literal["plain", "noisy"] = "plain"
+
+    with pytest.raises(ParamsError) as numeric:
+        validate_params(Worded, {"count": "1e3"})
+    assert "YAML reads 1e3 as a string: write 1000.0 or 1000." in str(numeric.value)
+    with pytest.raises(ParamsError) as worded:
+        validate_params(Worded, {"kind": "1"})
+    assert "YAML reads" not in str(worded.value) and "one of 'plain', 'noisy'" in str(worded.value)
+
+
+def test_nan_is_refused_as_a_param_value():
+    """A NaN configuration equals nothing, not even itself (before: it ran, then failed)."""
+    with pytest.raises(ParamsError, match="NaN is no value of a configuration"):
+        validate_params(Bounded, {"rate": float("nan")})
