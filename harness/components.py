@@ -310,9 +310,8 @@ def validate_params(
     :param where: optional ``{field: path}`` so errors name where each value came from
         (``params.alpha`` or ``grid.alpha[1]``); defaults to the field name.
     :returns: a ``Params`` instance with values coerced to the annotated types.
-    :raises ParamsError: listing every unknown field (with the known ones), every value of
-        the wrong type and every NaN (a configuration NaN names never equals itself), or the
-        message of a check in ``Params`` itself.
+    :raises ParamsError: listing every unknown field (with the known ones) and every
+        value of the wrong type, or the message of a check in ``Params`` itself.
     """
     where = where or {}
     fields = params_fields(component.Params)
@@ -330,15 +329,6 @@ def validate_params(
             # pydantic takes True as 1; YAML 1.1 reads yes, no, on, off as booleans
             problem = f"expected {describe_type(annotation)}, got {value!r} (YAML reads yes, no,"
             problems.append((path, problem + " on, off, true, false as booleans)."))
-            continue
-        if isinstance(value, float) and math.isnan(value):  # equal to nothing, itself included
-            problems.append(
-                (
-                    path,
-                    "NaN is no value of a configuration (it equals nothing, not"
-                    " even itself); give a number, or leave the param out.",
-                )
-            )
             continue
         try:
             coerced[key] = type_adapter(annotation).validate_python(value)

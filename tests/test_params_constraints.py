@@ -66,9 +66,3 @@ def test_the_yaml_number_hint_is_given_for_numeric_params_only():
     with pytest.raises(ParamsError) as worded:
         validate_params(Worded, {"kind": "1"})
     assert "YAML reads" not in str(worded.value) and "one of 'plain', 'noisy'" in str(worded.value)
-
-
-def test_nan_is_refused_as_a_param_value():
-    """A NaN configuration equals nothing, not even itself (before: it ran, then failed)."""
-    with pytest.raises(ParamsError, match="NaN is no value of a configuration"):
-        validate_params(Bounded, {"rate": float("nan")})
