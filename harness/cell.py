@@ -22,7 +22,6 @@ import warnings
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
@@ -108,7 +107,7 @@ class _DataCache:
     """The last loaded data of this process: consecutive cells of one dataset reuse it."""
 
     key: str | None = None
-    data: Any = None
+    data: object = None
     hashes: dict[str, str] = {}  # noqa: RUF012 - part_hashes(data) when loaded, replaced
     #: data key -> its part_hashes before a cell changed the data in place
     pristine: dict[str, dict[str, str]] = {}  # noqa: RUF012
@@ -213,7 +212,7 @@ class WrongOutputError(TypeError):
 _output_types: dict[tuple[int, str], type | None] = {}
 
 
-def _output_type(registry: Registry, task: str) -> Any:
+def _output_type(registry: Registry, task: str) -> type | None:
     """:meth:`Registry.output_type`, looked up once per registry and task."""
     key = (id(registry), task)
     if key not in _output_types:
@@ -221,7 +220,7 @@ def _output_type(registry: Registry, task: str) -> Any:
     return _output_types[key]
 
 
-def check_output(method: str, output: Any, expected: Any) -> None:
+def check_output(method: str, output: object, expected: object) -> None:
     """Raise :class:`WrongOutputError` naming the method, what it returned and the task's
     output type ``expected`` (otherwise the first metric fails with an AttributeError of its
     own). An ``expected`` that checks nothing (``typing.Any``, a Protocol that is not
@@ -266,7 +265,7 @@ def _check_data_unchanged(cell: Cell, result: CellResult) -> None:
     result.metrics, result.curves = {}, {}
 
 
-def _load(cell: Cell, registry: Registry, result: CellResult) -> Any:
+def _load(cell: Cell, registry: Registry, result: CellResult) -> object:
     if _DataCache.key != cell.data_key:
         dataset = registry.get("dataset", cell.task, cell.dataset).cls
         params = validate_params(dataset, cell.dataset_params)
@@ -316,7 +315,7 @@ class NonFiniteMetricError(MetricValueError):
     (a metric that does not apply raises :class:`harness.Skip` instead)."""
 
 
-def metric_values(name: str, value: Any) -> dict[str, float]:
+def metric_values(name: str, value: object) -> dict[str, float]:
     """The scalars one metric's value logs, by logged name: ``{name: v}`` for a real number
     (Python, NumPy, a 0-d array, a one-element torch tensor), ``{name.key: v}`` for each key
     of a dict, ``{name: value.final}`` for a :class:`Curve`. The one check of a metric's
@@ -340,7 +339,7 @@ def metric_values(name: str, value: Any) -> dict[str, float]:
     return {name: _finite(name, value)}
 
 
-def _finite(name: str, value: Any) -> float:
+def _finite(name: str, value: object) -> float:
     # float() would take "2.0", np.array("2.0") and the real part of a complex number
     kind = getattr(getattr(value, "dtype", None), "kind", None)  # NumPy; torch has none
     number = None
@@ -356,7 +355,7 @@ def _finite(name: str, value: Any) -> float:
     return number
 
 
-def _store(result: CellResult, name: str, value: Any) -> None:
+def _store(result: CellResult, name: str, value: object) -> None:
     """Check and keep one metric's value (:func:`metric_values`)."""
     result.metrics |= metric_values(name, value)
     if isinstance(value, Curve):

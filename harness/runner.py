@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from types import FrameType
 from typing import TYPE_CHECKING, Protocol
 
+import pluggy
+
 from harness import layout
 from harness.cell import CellResult
 from harness.errors import StoreError
@@ -270,12 +272,7 @@ def run_suite(
         where = {c.cell_hash: parents[c.experiment or suite.name] for c in suite.cells}
         events.register(CellLogger(tracker, registry, commit))
         events.register(outcome)
-
-        def emit(cell: Cell, result: CellResult) -> bool:
-            report = CellReport(cell, result, *where[cell.cell_hash])
-            events.hook.harness_cell_logreport(report=report)
-            return fail_fast and bool(outcome.problems)
-
+        emit = _emitter(events.hook, where, outcome, fail_fast)
         heartbeats = [tracker.heartbeat(parent) for _, parent in parents.values()]
         (executor or LocalExecutor(registry, 1)).run(todo, emit)
     except KeyboardInterrupt:
@@ -287,6 +284,22 @@ def run_suite(
     for pair in parents.values():
         tracker.end_suite(pair[1], "FAILED" if pair in failed else "FINISHED")
     return outcome
+
+
+def _emitter(
+    hook: pluggy.HookRelay,
+    where: Mapping[str, tuple[str, str]],
+    outcome: SuiteOutcome,
+    fail_fast: bool,
+) -> Callable[[Cell, CellResult], bool]:
+    """The executors' ``on_result``: emit the cell's report to the run's listeners, and say
+    whether to stop (``--fail-fast`` after a failed or timed-out cell)."""
+
+    def emit(cell: Cell, result: CellResult) -> bool:
+        hook.harness_cell_logreport(report=CellReport(cell, result, *where[cell.cell_hash]))
+        return fail_fast and bool(outcome.problems)
+
+    return emit
 
 
 def _open_parents(

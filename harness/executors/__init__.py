@@ -49,17 +49,3 @@ def make_executor(
 
     return LocalExecutor(registry, jobs)
 
-
-def __getattr__(name: str) -> object:  # TEMPORARY: until every caller imports the modules
-    import importlib
-
-    where = {
-        "LocalExecutor": "local",
-        "InProcessExecutor": "inprocess",
-        "DaskExecutor": "dask",
-        "Router": "base",
-        "route": "base",
-    }
-    if name not in where:
-        raise AttributeError(name)
-    return getattr(importlib.import_module(f"harness.executors.{where[name]}"), name)
