@@ -209,7 +209,23 @@ def test_dry_run_states_are_what_the_next_run_does(registry, write_suite, store,
         (".nan", "curve", "metric 'bad-value' returned a curve with nan at step 2"),
     ],
 )
-def test_a_non_finite_metric_fails_the_cell(registry, write_suite, value, shape, reason):
+def test_a_non_finite_metric_fails_the_cell(
+    registry, write_suite, monkeypatch, value, shape, reason
+):
+    """A NaN param is refused by the suite itself (it equals no value), so a NaN comes from
+    the metric: ``bad-value`` returns NaN where its param says 1.0."""
+    import toy_plugin
+
+    if value == ".nan":
+        value, real = "1.0", toy_plugin.BadValue.compute
+
+        def nan_for_one(self, data, output):
+            if shape == "scalar":
+                return np.nan
+            curve = real(self, data, output)  # [0.5, 1.0, 1.0]: NaN from the second point
+            return Curve(np.where(curve.values == 1.0, np.nan, curve.values))
+
+        monkeypatch.setattr(toy_plugin.BadValue, "compute", nan_for_one)
     suite = load_suite(
         write_suite(f"""
         name: nan
