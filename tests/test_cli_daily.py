@@ -45,9 +45,9 @@ def test_a_partial_run_writes_its_report_apart_from_the_whole_suites(harness, st
         part = harness("run", str(suite), "--tracking-uri", store, *option)
         assert part.returncode == 0, part.stdout + part.stderr
         assert full.read_text() == before, option  # the whole suite's report is kept
-    folders = sorted(p.name for p in (tmp_path / "reports").iterdir())
-    assert folders[0] == "daily" and len(folders) == 4, folders  # one apart per selection
-    assert all(name.startswith("daily-part-") for name in folders[1:]), folders
+    folders = sorted(p.name for p in (tmp_path / "reports").iterdir())  # one per selection
+    assert folders[:3] == ["daily", "daily-dataset-noise", "daily-method-mean"], folders
+    assert len(folders) == 4 and folders[3].startswith("daily-set-seeds-2-"), folders
 
 
 def test_report_without_suite_covers_a_suite_made_of_includes(harness, store, tmp_path):
