@@ -145,27 +145,35 @@ def claims(
 
 def warn_missing(tracker: Any, spec: Any, results: Any, suite: str, what: str) -> None:
     """On stderr: how many of the suite's cells have no result for the current code and
-    suite, which the report or export leaves out, told apart: never run, or stale (runs of
-    the same configuration exist, made with other code, metrics or plugin versions)."""
+    suite, which the report or export leaves out, told apart (:func:`missing_text`)."""
+    missing, why = missing_text(tracker, spec.cells, results)
+    if missing:
+        err_console.print(
+            f"[yellow]{missing} of {len(spec.cells)} cells have no result for the current"
+            f" code and suite: {escape(why)}; the {what} leaves them out (harness run"
+            f" {escape(suite)}, with the same options, computes them).[/]"
+        )
+
+
+def missing_text(
+    tracker: Any, cells: list[Any], results: Any, ids: dict[str, str] | None = None
+) -> tuple[int, str]:
+    """How many of ``cells`` have no row in ``results``, and why: ``"2 never run, 1 stale
+    (metrics changed)"`` (stale: runs of the same configuration exist, made with other
+    code, metrics or plugin versions). ``ids``: ``{experiment name: id}`` where known."""
     from harness.runner import rerun_reason
 
     found = set(results["cell_hash"]) if not results.empty else set()
-    missing = [c for c in spec.cells if c.cell_hash not in found]
-    if not missing:
-        return
+    missing = [c for c in cells if c.cell_hash not in found]
     previous: dict[str, Any] = {}
-    for name in spec.experiments():
-        experiment = tracker.experiment_id(name)
+    for name in dict.fromkeys(c.experiment for c in missing):
+        experiment = (ids or {}).get(name) or tracker.experiment_id(name)
         previous |= tracker.latest_by_config(experiment) if experiment is not None else {}
     why = Counter(rerun_reason(c, previous) for c in missing)
     never = why.pop("new", 0)
     parts = [f"{never} never run"] if never else []
     parts += [f"{n} stale ({reason})" for reason, n in why.items()]
-    err_console.print(
-        f"[yellow]{len(missing)} of {len(spec.cells)} cells have no result for the current"
-        f" code and suite: {escape(', '.join(parts))}; the {what} leaves them out (harness run"
-        f" {escape(suite)}, with the same options, computes them).[/]"
-    )
+    return len(missing), ", ".join(parts)
 
 
 @click.command()
@@ -290,20 +298,17 @@ def _current_results(
     except SuiteError as err:
         return None, None, 0, f"left out: its last suite no longer loads ({err})".replace("\n", " ")
     included = {c.experiment for c in spec.cells} - {spec.name, ""}
-    if name in included:  # a suite it includes: that suite's cells
-        mine = [c.cell_hash for c in spec.cells if c.experiment == name]
-        rows = tracker.results(experiment_id, mine)
-    elif not any(c.experiment for c in spec.cells):  # logged before 2 Dec. 2026
-        mine = [c.cell_hash for c in spec.cells]
-        rows = tracker.results(experiment_id, mine)
+    mine = [c for c in spec.cells if c.experiment == name] if name in included else spec.cells
+    if name in included or not any(c.experiment for c in spec.cells):  # an included suite,
+        rows = tracker.results(experiment_id, [c.cell_hash for c in mine])  # or logged < 2 Dec.
     else:  # the suite itself (renamed or not): every cell, from each experiment it logs to
-        mine = [c.cell_hash for c in spec.cells]
         rows = tracker.suite_results(spec, {spec.name: experiment_id})
-    missing = len(mine) - len(rows)
+    ids = {spec.name: experiment_id, "": experiment_id}
+    missing, why = missing_text(tracker, mine, rows, ids)
     problem = ""
     if missing > 0:
         problem = (
-            f"{missing} of {len(mine)} cells have no result for the current code; the report"
-            " leaves them out (harness run computes them)."
+            f"{missing} of {len(mine)} cells have no result for the current code ({why}); the"
+            " report leaves them out (harness run computes them)."
         )
     return spec, rows, len(mine), problem
