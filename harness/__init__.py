@@ -5,7 +5,8 @@ The names a plugin needs::
     from harness import hookimpl, Dataset, Method, Metric, Report, Curve, Skip
     from harness import Claim, Cells, Source, Greater, Less, Within   # paper claims
 
-and ``LazyModule`` to import a heavy package on first use (fast registration).
+and ``LazyModule`` to import a heavy package on first use (fast registration), and
+``limit_threads`` to run a block with a bounded number of BLAS and torch threads.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import pluggy
 from harness.claims import Cells, Claim, Greater, Less, Source, Verdict, Within
 from harness.components import Curve, Dataset, Method, Metric, Report, Skip
 from harness.lazy import LazyModule
+from harness.threads import limit_threads
 
 hookimpl = pluggy.HookimplMarker("harness")
 """Marker for hook implementations in a plugin module (``@hookimpl``)."""
@@ -43,4 +45,5 @@ __all__ = [
     "Within",
     "__version__",
     "hookimpl",
+    "limit_threads",
 ]

@@ -335,7 +335,8 @@ def validate_params(
         except pydantic.ValidationError as err:
             problem = f"expected {describe_type(annotation)}, got {value!r}"
             if typing.get_origin(annotation) is typing.Annotated:  # the declared constraint
-                problem += f" ({err.errors()[0]['msg'].lower()})"
+                message = err.errors()[0]["msg"]  # a validator's own words keep their case
+                problem += f" ({message[:1].lower() + message[1:]})"
             problem += "."
             problems.append((path, problem + (_yaml_number_hint(value) if numeric else "")))
     missing = [k for k, (_, d) in fields.items() if d is dataclasses.MISSING and k not in values]

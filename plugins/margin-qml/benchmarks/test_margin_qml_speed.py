@@ -30,8 +30,9 @@ import torch
 from harness_margin_qml import _batched as batched
 from harness_margin_qml import _circuits as circuits
 from harness_margin_qml import _sim as sim
-from harness_margin_qml._threads import limit_threads
 from harness_margin_qml._training import class_loss
+
+from harness import limit_threads
 
 BATCH, WIRES = 20, (0, 2)
 CONFIGS = [

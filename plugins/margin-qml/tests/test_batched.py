@@ -19,12 +19,13 @@ from harness_margin_qml import (
 from harness_margin_qml import (
     _training as training,
 )
-from harness_margin_qml._threads import limit_threads
 from harness_margin_qml.data import QNNGroupOutput
 from harness_margin_qml.datasets import ClusterPhases
 from harness_margin_qml.methods import QCNNGroupMethod, QCNNMethod, StronglyEntanglingMethod
 from harness_margin_qml.metrics import EffectiveParameters, GeneralizationGap, MarginMean
 from harness_margin_qml.reports import expand_groups
+
+from harness import limit_threads
 
 
 @pytest.fixture(autouse=True)

@@ -10,7 +10,7 @@ import numpy as np
 from pydantic import Field
 from pydantic.dataclasses import dataclass
 
-from harness import Method
+from harness import Method, limit_threads
 from harness_fair_regression._transport import Convention, Weights, fit_barycenter_map
 from harness_fair_regression.data import FairRegressionData, RegressionOutput
 
@@ -768,29 +768,25 @@ class Adversarial(Method):
         mu, sd = Z_train.mean(axis=0), Z_train.std(axis=0)
         sd[sd == 0] = 1.0  # constant training columns (one-hot states) stay unscaled
         y_mu, y_sd = data.y_train.mean(), data.y_train.std() + 1e-12
-        threads = torch.get_num_threads()
-        with torch.random.fork_rng(devices=[]):
+        # tiny nets: threads only add overhead on 2 cores
+        with limit_threads(1, torch=True), torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed)
-            torch.set_num_threads(1)  # tiny nets: threads only add overhead on 2 cores
-            try:
-                model = AdversarialFairnessRegressor(
-                    backend="torch",
-                    predictor_model=[params.hidden, "leaky_relu"],
-                    adversary_model=[3, "leaky_relu"],
-                    constraints="demographic_parity",
-                    alpha=params.alpha,
-                    epochs=params.epochs,
-                    batch_size=256,
-                    shuffle=True,
-                    random_state=seed,
-                )
-                model.fit(
-                    (Z_train - mu) / sd,
-                    (data.y_train - y_mu) / y_sd,
-                    sensitive_features=data.s_train,
-                )
-                Z_test = (data.X_test - mu) / sd
-                pred = np.asarray(model.predict(Z_test), dtype=float).ravel() * y_sd + y_mu
-            finally:
-                torch.set_num_threads(threads)
+            model = AdversarialFairnessRegressor(
+                backend="torch",
+                predictor_model=[params.hidden, "leaky_relu"],
+                adversary_model=[3, "leaky_relu"],
+                constraints="demographic_parity",
+                alpha=params.alpha,
+                epochs=params.epochs,
+                batch_size=256,
+                shuffle=True,
+                random_state=seed,
+            )
+            model.fit(
+                (Z_train - mu) / sd,
+                (data.y_train - y_mu) / y_sd,
+                sensitive_features=data.s_train,
+            )
+            Z_test = (data.X_test - mu) / sd
+            pred = np.asarray(model.predict(Z_test), dtype=float).ravel() * y_sd + y_mu
         return RegressionOutput(y_pred=pred)

@@ -10,8 +10,8 @@ import time
 from collections.abc import Callable
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
+from harness import limit_threads
 from harness_gmm_testing.data import TestingData, TestOutput
 
 __all__ = ["Statistic", "apply_test"]
@@ -62,17 +62,12 @@ def apply_test(
 
     Notes
     -----
-    BLAS runs single-threaded inside (:func:`single_threaded_blas`): the products here are
+    BLAS runs single-threaded inside (:func:`harness.limit_threads`): the products here are
     tall and thin (n x at most a few hundred), where extra threads gain little and, on a
     shared machine, multi-threaded OpenBLAS slows them down ten-fold.
     """
-    with single_threaded_blas():
+    with limit_threads(1):
         return _apply(data, statistic, seed, calibration_trials, analytic_p)
-
-
-def single_threaded_blas() -> threadpool_limits:
-    """Context manager limiting BLAS to one thread (threadpoolctl)."""
-    return threadpool_limits(1, user_api="blas")
 
 
 def _apply(

@@ -14,7 +14,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from harness_icl_gmm._threads import limit_threads
+from harness import limit_threads
 from harness_icl_gmm.data import Prompts
 
 __all__ = ["SetTransformer", "tokens", "train"]

@@ -8,9 +8,8 @@ from typing import Annotated, ClassVar, Literal
 import numpy as np
 from pydantic import Field
 
-from harness import Method
+from harness import Method, limit_threads
 from harness_icl_gmm import _linear, _logreg
-from harness_icl_gmm._threads import limit_threads
 from harness_icl_gmm.data import IclData, IclOutput, softmax
 
 __all__ = [

@@ -110,9 +110,9 @@ class QCNNMethod(Method):
 
     def run(self, data: QMLData, params: QCNNMethod.Params, seed: int) -> QNNOutput:
         _amplitude(data, self.name)
+        from harness import limit_threads
         from harness_margin_qml import _circuits as circuits
         from harness_margin_qml import _engine
-        from harness_margin_qml._threads import limit_threads
 
         ansatz = circuits.QCNN(data.n_qubits, params.layers, params.shared)
         with limit_threads(params.n_threads, torch=True):  # the batched engine with one model
@@ -151,9 +151,9 @@ class StronglyEntanglingMethod(Method):
 
     def run(self, data: QMLData, params: StronglyEntanglingMethod.Params, seed: int) -> QNNOutput:
         _amplitude(data, self.name)
+        from harness import limit_threads
         from harness_margin_qml import _circuits as circuits
         from harness_margin_qml import _engine
-        from harness_margin_qml._threads import limit_threads
 
         ansatz = circuits.StronglyEntangling(data.n_qubits, params.layers)
         with limit_threads(params.n_threads, torch=True):  # the batched engine with one model
@@ -169,9 +169,9 @@ _FAST_GROUP = {**_FAST, "layers": [2, 1]}
 
 def _run_group(name: str, data: QMLData, params, make, seed: int) -> QNNGroupOutput:
     _amplitude(data, name)
+    from harness import limit_threads
     from harness_margin_qml import _circuits as circuits
     from harness_margin_qml import _engine
-    from harness_margin_qml._threads import limit_threads
 
     ansatze = [make(circuits, data.n_qubits, layers) for layers in params.layers]
     with limit_threads(params.n_threads, torch=True):
@@ -301,8 +301,8 @@ class IQPEmbedding(Method):
 
     def run(self, data: QMLData, params: IQPEmbedding.Params, seed: int) -> QNNOutput:
         _features(data, self.name)
+        from harness import limit_threads
         from harness_margin_qml import _engine
-        from harness_margin_qml._threads import limit_threads
 
         with limit_threads(params.n_threads, torch=True):
             return _engine.train_iqp(lambda x: x, data, params, seed)
@@ -353,8 +353,8 @@ class NQE(Method):
         _features(data, self.name)
         import torch
 
+        from harness import limit_threads
         from harness_margin_qml import _engine
-        from harness_margin_qml._threads import limit_threads
 
         gen = torch.Generator().manual_seed(seed + 1)
         with limit_threads(params.n_threads, torch=True), torch.random.fork_rng():

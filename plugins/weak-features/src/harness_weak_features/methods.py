@@ -24,11 +24,10 @@ import numpy as np
 from pydantic import Field
 from pydantic.dataclasses import dataclass
 
-from harness import Method, Skip
+from harness import Method, Skip, limit_threads
 from harness_weak_features._corruption import candidates, emulate_estimator
 from harness_weak_features._data import WeakData, WeakOutput
 from harness_weak_features._observation import estimated_likelihood
-from harness_weak_features._threads import limit_threads
 
 __all__ = [
     "DropFeature",

@@ -1,0 +1,59 @@
+"""The one way to limit the threads of a cell's numerical libraries (BLAS/OpenMP through
+threadpoolctl, and torch's intra-op pool when torch is imported)."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Iterator
+
+
+def limit_process_threads(n: int) -> None:
+    """Limit this whole process to ``n`` BLAS/OpenMP threads and ``n`` torch threads, for
+    good: what a worker process does once, so that ``-j`` workers do not oversubscribe the
+    cores. torch is limited only if it is already imported.
+
+    Raises ``ValueError`` if ``n`` < 1. Source: threadpoolctl's ``threadpool_limits``;
+    ``torch.set_num_threads``.
+    """
+    if n < 1:
+        raise ValueError(f"threads must be >= 1, got {n}")
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=n)
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(n)
+
+
+@contextlib.contextmanager
+def limit_threads(n: int, *, torch: bool = False) -> Iterator[None]:
+    """Run the block with at most ``n`` BLAS/OpenMP threads and ``n`` intra-op torch threads,
+    restoring both counts on exit (also when the block raises).
+
+    Parameters
+    ----------
+    n : int
+        Threads, >= 1 (``ValueError`` otherwise).
+    torch : bool, default=False
+        Import torch to limit it; otherwise torch is limited only if already imported, so a
+        cell that never uses torch does not pay for importing it.
+
+    Source: threadpoolctl's ``threadpool_limits`` (restores on exit); ``torch.set_num_threads``.
+    """
+    if n < 1:
+        raise ValueError(f"threads must be >= 1, got {n}")
+    from threadpoolctl import threadpool_limits
+
+    if torch:
+        import torch as _torch  # noqa: F401 - imported so that it is limited below
+    module = sys.modules.get("torch")
+    before = module.get_num_threads() if module is not None else None
+    with threadpool_limits(limits=n):
+        if module is not None:
+            module.set_num_threads(n)
+        try:
+            yield
+        finally:
+            if module is not None:
+                module.set_num_threads(before)

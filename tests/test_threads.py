@@ -1,0 +1,43 @@
+"""harness.limit_threads: the one way a cell bounds its BLAS and torch threads."""
+
+from __future__ import annotations
+
+import numpy as np  # noqa: F401 - loads the BLAS that threadpoolctl reports
+import pytest
+from threadpoolctl import threadpool_info
+
+from harness import limit_threads
+
+
+def _blas_threads() -> set[int]:
+    return {pool["num_threads"] for pool in threadpool_info()}
+
+
+def test_limits_inside_the_block_and_restores_after():
+    before = _blas_threads()
+    assert before, "no BLAS/OpenMP pool found: the test would check nothing"
+    with limit_threads(1):
+        assert _blas_threads() == {1}
+    assert _blas_threads() == before
+
+
+def test_restores_when_the_block_raises():
+    before = _blas_threads()
+    with pytest.raises(RuntimeError), limit_threads(1):
+        raise RuntimeError("boom")
+    assert _blas_threads() == before
+
+
+def test_limits_and_restores_torch_when_asked():
+    import torch
+
+    torch.set_num_threads(2)
+    with limit_threads(1, torch=True):
+        assert torch.get_num_threads() == 1
+    assert torch.get_num_threads() == 2
+
+
+@pytest.mark.parametrize("n", [0, -1])
+def test_refuses_fewer_than_one_thread(n):
+    with pytest.raises(ValueError, match="threads must be >= 1"), limit_threads(n):
+        pass
