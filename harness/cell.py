@@ -45,6 +45,7 @@ __all__ = [
     "WrongOutputError",
     "check_output",
     "execute_cell",
+    "forget_data",
     "metric_values",
     "seed_everything",
 ]
@@ -115,6 +116,12 @@ class _DataCache:
     #: the data reach past what read-only flags and the digest cover (isolation.fully_covered):
     #: each cell gets a copy, and ``data`` itself is never handed out
     copied: bool = False
+
+
+def forget_data() -> None:
+    """Drop the data this process holds loaded: a worker forked from a process that ran
+    cells itself (``-j 0`` earlier in the same process) loads its own."""
+    _DataCache.key, _DataCache.data, _DataCache.hashes, _DataCache.copied = None, None, {}, False
 
 
 def execute_cell(cell: Cell, registry: Registry) -> CellResult:

@@ -28,6 +28,7 @@ from fake_plugins import install_fake_plugin
 from harness import Dataset, Method, Metric, hookimpl
 from harness.executors import worker
 from harness.executors.dask import DaskExecutor
+from harness.executors.inprocess import InProcessExecutor
 from harness.executors.local import LocalExecutor
 from harness.registry import build_registry
 from harness.suite import load_suite
@@ -161,13 +162,15 @@ def _wait_dead(pids, seconds=5.0):
     return [p for p in pids if _alive(p)]
 
 
+@pytest.mark.parametrize("where", ["local", "in-process"])
 @pytest.mark.parametrize(("seconds", "status"), [(0.0, "ok"), (60.0, "timeout")])
 def test_a_double_forked_daemon_is_killed_with_its_cell(
-    faults, write_suite, tmp_path, seconds, status
+    faults, write_suite, tmp_path, seconds, status, where
 ):
-    """The daemon is dead when its cell's result arrives, while the worker goes on with
-    the next cell. Before: the daemon (setsid, forked twice) left the worker's process
-    group and tree and slept on, at the cell's end and after its timeout."""
+    """The daemon is dead when its cell's result arrives, while the run goes on with the
+    next cell. Before: the daemon (setsid, forked twice) left the worker's process group
+    and tree and slept on, at the cell's end and after its timeout (in-process: the
+    daemon was never looked for)."""
     pid_file = tmp_path / "daemons"
     daemon = f'{{name: daemon, params: {{pid_file: "{pid_file}", seconds: {seconds}}}}}'
     method = f"{daemon}, {{name: sleep, params: {{seconds: 4}}}}"
@@ -181,11 +184,9 @@ def test_a_double_forked_daemon_is_killed_with_its_cell(
             assert result.status == status
             outlived.extend(_wait_dead([int(p) for p in pid_file.read_text().split()], 1.0))
 
+    executor = LocalExecutor(faults, 1) if where == "local" else InProcessExecutor(faults)
     try:
-        executor = LocalExecutor(faults, 1)
-        thread = threading.Thread(target=executor.run, args=(cells, check), daemon=True)
-        thread.start()
-        thread.join(60)
+        executor.run(cells, check)  # in the main thread: in-process timeouts need SIGALRM
         assert pid_file.read_text().split() and outlived == [], "the cell's daemon outlived it"
     finally:
         for pid in [int(p) for p in pid_file.read_text().split()] if pid_file.exists() else []:

@@ -48,4 +48,3 @@ def make_executor(
     from harness.executors.local import LocalExecutor
 
     return LocalExecutor(registry, jobs)
-

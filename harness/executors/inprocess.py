@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import threading
 import time
@@ -12,6 +13,7 @@ from types import FrameType
 from harness import cell as cell_module
 from harness.cell import CellResult, execute_cell
 from harness.executors.base import OnResult, result_writer, route, timed_out
+from harness.executors.worker import descendants, kill_descendants, reap_orphans
 from harness.identity import Cell
 from harness.registry import Registry
 
@@ -28,8 +30,9 @@ class InProcessExecutor:
     debugger sees the cell's frames; results are still written from the writer thread.
 
     Timeouts use ``SIGALRM`` (main thread only) and are best effort: C code that never
-    returns to Python is not interrupted, and processes a cell starts are not killed
-    with it. With ``pdb=True`` a failing cell stops in ``pdb.post_mortem`` at the frame
+    returns to Python is not interrupted. The processes a cell starts (daemons included:
+    this process is their subreaper while cells run) are killed when it ends. With
+    ``pdb=True`` a failing cell stops in ``pdb.post_mortem`` at the frame
     that raised, before it is recorded.
     """
 
@@ -47,6 +50,7 @@ class InProcessExecutor:
         """Same contract as :meth:`harness.executors.local.LocalExecutor.run`."""
         hook = _post_mortem if self.pdb else None
         previous, cell_module.on_cell_error = cell_module.on_cell_error, hook
+        reap_orphans()
         try:
             with result_writer(on_result) as writer:
                 for cell in route(cells):
@@ -58,8 +62,16 @@ class InProcessExecutor:
         finally:
             self._current = None
             cell_module.on_cell_error = previous
+            reap_orphans(False)
 
     def _one(self, cell: Cell) -> CellResult:
+        before = set(descendants(os.getpid()))  # this process's own, kept
+        try:
+            return self._timed(cell)
+        finally:
+            kill_descendants(keep=before)
+
+    def _timed(self, cell: Cell) -> CellResult:
         alarm = cell.timeout and threading.current_thread() is threading.main_thread()
         if not alarm:
             return execute_cell(cell, self.registry)

@@ -29,15 +29,15 @@ import signal
 import sys
 import time
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from multiprocessing.connection import Connection
 from typing import NamedTuple
 
-from harness.cell import CellResult, execute_cell
+from harness.cell import CellResult, execute_cell, forget_data
 from harness.identity import Cell
 from harness.registry import Registry
 
-__all__ = ["Message", "Worker", "descendants", "kill_descendants"]
+__all__ = ["Message", "Worker", "descendants", "kill_descendants", "reap_orphans"]
 
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
 PR_SET_CHILD_SUBREAPER = 36
@@ -77,6 +77,14 @@ def _prctl(option: int, value: int) -> None:
             libc.prctl(option, value, 0, 0, 0)
 
 
+def reap_orphans(on: bool = True) -> None:
+    """Make this process the *subreaper* of its descendants (Linux
+    ``prctl(PR_SET_CHILD_SUBREAPER)``), or stop being one: an orphan under it (a daemon
+    started by forking twice) is re-parented here rather than to init, so
+    :func:`kill_descendants` finds it."""
+    _prctl(PR_SET_CHILD_SUBREAPER, int(on))
+
+
 def _die_with_parent(parent_pid: int) -> None:
     """Ask the kernel to SIGKILL this process when its parent dies (Linux only; else a
     no-op: the closed pipe still ends the worker when it is idle)."""
@@ -114,27 +122,28 @@ def descendants(pid: int) -> list[int]:
     return out
 
 
-def kill_descendants(pid: int | None = None, rounds: int = 3) -> None:
-    """SIGKILL every process under ``pid`` (this process by default) and reap those that
-    are this process's children; again while new ones appear (a daemon forking as it is
-    killed), at most ``rounds`` times."""
+def kill_descendants(keep: Collection[int] = (), rounds: int = 3) -> None:
+    """SIGKILL every process under this one but those in ``keep``, and reap those that are
+    (or, this process being their subreaper, became) its children; again while new ones
+    appear (a daemon forking as it is killed), at most ``rounds`` times."""
     me = os.getpid()
     for _ in range(rounds):
-        found = descendants(me if pid is None else pid)
+        found = [pid for pid in descendants(me) if pid not in keep]
         if not found:
             return
-        for child in found:
+        for pid in found:
             with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(child, signal.SIGKILL)
-        deadline = time.monotonic() + 2.0
-        while time.monotonic() < deadline:  # reap what was re-parented here (subreaper)
-            try:
-                reaped, _ = os.waitpid(-1, os.WNOHANG)
-            except ChildProcessError:
-                break
-            if not reaped and not descendants(me if pid is None else pid):
-                break
-            if not reaped:
+                os.kill(pid, signal.SIGKILL)
+        pending, deadline = set(found), time.monotonic() + 2.0
+        while pending and time.monotonic() < deadline:
+            for pid in list(pending):
+                try:
+                    if os.waitpid(pid, os.WNOHANG)[0]:
+                        pending.discard(pid)
+                except ChildProcessError:  # not ours (yet): its parent reaps it, or we do next
+                    if pid not in descendants(me):
+                        pending.discard(pid)
+            if pending:
                 time.sleep(0.005)
 
 
@@ -144,9 +153,10 @@ def _worker_loop(conn: Connection, registry: Registry, threads: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the driver handles Ctrl-C
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the driver's handler
     _limit_threads(threads)
+    forget_data()  # not the driver's, should it have run cells in its own process
     me = os.getpid()
     _seal(conn)
-    _prctl(PR_SET_CHILD_SUBREAPER, 1)  # a cell's double-forked daemon stays under us
+    reap_orphans()  # a cell's double-forked daemon stays under us
     while True:
         try:
             cell = conn.recv()
