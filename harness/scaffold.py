@@ -112,8 +112,10 @@ class Estimate:
 """Datasets of the '{task}' task."""
 
 from dataclasses import dataclass
+from typing import Annotated
 
 import numpy as np
+from pydantic import Field
 
 from harness import Dataset
 from {module}.data import Sample
@@ -137,12 +139,8 @@ class GaussianMean(Dataset):
 
     @dataclass
     class Params:
-        n: int = 100
+        n: Annotated[int, Field(ge=1)] = 100  # the harness checks the declared range
         mean: float = 0.0
-
-        def __post_init__(self) -> None:
-            if self.n < 1:
-                raise ValueError(f"n must be at least 1, got {{self.n}}")
 
     def load(self, params: Params, seed: int) -> Sample:
         rng = np.random.default_rng(seed)
