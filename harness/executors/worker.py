@@ -36,6 +36,7 @@ from typing import NamedTuple
 from harness.cell import CellResult, execute_cell, forget_data
 from harness.identity import Cell
 from harness.registry import Registry
+from harness.threads import limit_process_threads
 
 __all__ = ["Message", "Worker", "descendants", "kill_descendants", "reap_orphans"]
 
@@ -152,7 +153,7 @@ def _worker_loop(conn: Connection, registry: Registry, threads: int) -> None:
     cell, kill what the cell left running."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the driver handles Ctrl-C
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the driver's handler
-    _limit_threads(threads)
+    limit_process_threads(threads)  # -j workers share the cores: no oversubscription
     forget_data()  # not the driver's, should it have run cells in its own process
     me = os.getpid()
     _seal(conn)
@@ -180,19 +181,6 @@ def _end_if_forked(worker_pid: int) -> None:
     returned (or raised) instead of calling ``os._exit`` ends here, sending nothing."""
     if os.getpid() != worker_pid:
         os._exit(0)
-
-
-def _limit_threads(threads: int) -> None:
-    """Keep BLAS and torch to this worker's share of the cores (no oversubscription)."""
-    try:
-        from threadpoolctl import threadpool_limits
-
-        threadpool_limits(threads)
-    except ImportError:  # threadpoolctl is optional: without it BLAS keeps its default
-        pass
-    torch = sys.modules.get("torch")
-    if torch is not None:
-        torch.set_num_threads(threads)
 
 
 class Worker:
