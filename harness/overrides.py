@@ -272,6 +272,10 @@ def _select(runs: list[FlatRun], kind: str, texts: Sequence[str], problems: list
         if name not in present:
             problems.append(
                 f"{option}: no {kind} {shown(name)} in the suite. Known: {', '.join(present)}."
+                + (
+                    " To run a method the suite does not list, use --add-method."
+                    * (kind == "method")
+                )
             )
     for run in runs:
         kept = []

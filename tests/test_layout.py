@@ -48,3 +48,15 @@ def test_every_plugin_package_is_forbidden_to_the_core():
     forbidden = set(_contracts("forbidden")[0]["forbidden_modules"])
     packages = {p.name for p in ROOT.glob("plugins/*/src/*") if (p / "__init__.py").is_file()}
     assert packages - forbidden == set(), "add it to forbidden_modules in pyproject.toml"
+
+
+def test_every_subpackage_ships_in_the_wheel():
+    """A non-editable install carries every folder of the core (``packages = ["harness"]``
+    alone left harness.cli and harness.executors out of the wheel)."""
+    from fnmatch import fnmatch
+
+    setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    include = setuptools["packages"]["find"]["include"]
+    folders = {p.parent for p in (ROOT / "harness").rglob("*") if p.suffix in {".py", ".j2"}}
+    names = {".".join(f.relative_to(ROOT).parts) for f in folders if "__pycache__" not in f.parts}
+    assert {n for n in names if not any(fnmatch(n, pattern) for pattern in include)} == set()
