@@ -100,11 +100,15 @@ def format_number(value: float, digits: int = 3, noise: float = 0.0) -> str:
 
 def noise_floor(values: Any) -> float:
     """The magnitude below which a value of this column is float round-off: ``1e-9`` times
-    the largest finite magnitude in it (relative double-precision noise after the
-    arithmetic of a metric), and at least ``1e-300``."""
+    the median nonzero finite magnitude in it (relative double-precision noise after the
+    arithmetic of a metric, at the column's typical scale), and at least ``1e-300``.
+
+    The median, not the largest: one huge value (``1e308``) must not turn the column's real
+    values (``1.5e9``) into ``"0"``. A guess at what is round-off, as any such rule is.
+    """
     x = np.abs(np.asarray(values, dtype=float))
-    x = x[np.isfinite(x)]
-    return max(1e-9 * float(x.max()), 1e-300) if x.size else 0.0
+    x = x[np.isfinite(x) & (x > 0)]
+    return max(1e-9 * float(np.median(x)), 1e-300) if x.size else 0.0
 
 
 def _declared(registry: Registry | None, kind: str, task: str, name: str) -> set[str] | None:

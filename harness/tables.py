@@ -47,9 +47,10 @@ def column_label(column: str, task: str, registry: Registry | None) -> str:
 def _noise_floors(values: pd.Series, by: pd.Series) -> pd.Series:
     """:func:`harness.summary.noise_floor` of ``values`` within each group of ``by``, per
     row (one group-by, not one call per group)."""
-    x = values.abs().where(np.isfinite(values))
-    top = x.groupby(by, sort=False).transform("max")
-    return np.maximum(1e-9 * top, 1e-300).fillna(0.0)
+    x = values.abs()
+    x = x.where(np.isfinite(x) & (x > 0))
+    typical = x.groupby(by, sort=False).transform("median")
+    return np.maximum(1e-9 * typical, 1e-300).fillna(0.0)
 
 
 def _mean_ci_text(mean: float, half: float, noise: float) -> str:

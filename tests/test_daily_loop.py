@@ -251,3 +251,24 @@ def test_results_and_report_take_the_options_that_shaped_the_run(tmp_path, _empt
     assert wider.returncode == 0 and "1 of 3 cells have no result" in wider.stderr
     unnamed = harness("report", *common, "--seeds", "0,1")
     assert unnamed.returncode == 2 and "--seeds shape a suite: name it" in unnamed.stderr
+
+
+def test_one_huge_value_does_not_print_real_values_as_zero(registry):
+    """The noise floor follows the column's typical magnitude, not its largest: next to
+    1e308, a real 1.5e9 is shown (it printed "0" when the floor was 1e-9 of the maximum),
+    while round-off next to values of order 1 still prints as 0."""
+    rows = pd.DataFrame(
+        {
+            "cell_hash": list("abcd"),
+            "run_id": list("abcd"),
+            "task": ["toy"] * 4,
+            "dataset": ["noise"] * 4,
+            "method": ["mean"] * 4,
+            "seed": ["0"] * 4,
+            "status": ["ok"] * 4,
+            "method.shift": ["0", "1", "2", "3"],
+            "abs-error": [1e308, 1.5e9, 1.0, -2.2e-13],
+        }
+    )
+    texts = list(summary_table(rows, registry)["abs-error ↓"])
+    assert texts == ["1e+308", "1.5e+09", "1", "0"], texts
