@@ -119,6 +119,39 @@ def read_results(path: str | Any) -> pd.DataFrame:
         raise SuiteError(f"--results {file} is not a 'harness results' export (no {missing}).")
     for column in [c for c in frame.columns if c.startswith(("dataset.", "method."))]:
         frame[column] = frame[column].map(_param_text)  # as the store gives them: strings
+    return _whole_rows(frame, file)
+
+
+def _whole_rows(frame: pd.DataFrame, file: Any) -> pd.DataFrame:
+    """``frame`` read from ``file`` with exact repeats of a row dropped, once checked whole:
+    every export writes a ``run_id``, ``cell_hash`` and ``status`` on each row and ends a
+    CSV with a newline, and holds each run and each cell once.
+
+    :raises SuiteError: a row without one of those values or a CSV cut mid-row (the file
+        was cut or edited), or two different rows of one run or cell (which is its truth
+        is not known); naming the file and the row, run or cell.
+    """
+    again = "export it again with 'harness results'"
+    ids = [c for c in ("run_id", "cell_hash", "status") if c in frame.columns]
+    blank = frame[ids].isna() | frame[ids].astype(str).apply(lambda c: c.str.strip() == "")
+    if blank.to_numpy().any():
+        row = int(blank.any(axis=1).to_numpy().argmax())
+        empty = ", ".join(c for c in ids if blank[c].iloc[row])
+        raise SuiteError(
+            f"--results {file}: row {row + 1} has no {empty}: the file was cut or edited; {again}."
+        )
+    if file.suffix == ".csv" and not file.read_bytes().endswith(b"\n"):
+        raise SuiteError(
+            f"--results {file}: row {len(frame)} ends without a newline: the file was cut; {again}."
+        )
+    frame = frame[~frame.astype(str).duplicated()]  # exact repeats: the same row twice
+    for column, what in (("run_id", "run"), ("cell_hash", "cell")):
+        if column in frame.columns and frame[column].duplicated().any():
+            twice = frame.loc[frame[column].duplicated(), column].iloc[0]
+            raise SuiteError(
+                f"--results {file} holds {what} {twice} twice with different values: which"
+                f" is its truth is not known; {again}."
+            )
     return frame
 
 

@@ -326,3 +326,40 @@ def test_claims_of_a_suite_never_run_exit_2(ran, tmp_path, store):
     env, path, *_ = ran
     never = harness(env, "claims", path, "--tracking-uri", store)
     assert never.returncode == 2 and "has no runs" in never.stderr
+
+
+def _export(rows: list[dict]) -> pd.DataFrame:
+    base = {"task": "t", "dataset": "d", "method": "m", "status": "ok", "score": 1.0}
+    return pd.DataFrame([base | {"seed": i, "run_id": f"r{i}", "cell_hash": f"c{i}",
+                                  "start_time": 1796404879057} | row
+                         for i, row in enumerate(rows)])  # fmt: skip
+
+
+def test_an_export_holding_a_run_or_cell_twice_with_other_values_is_refused(tmp_path):
+    from harness.errors import SuiteError
+    from harness.evidence import read_results
+
+    same = _export([{}, {}])
+    same.iloc[[0, 1, 1]].to_parquet(tmp_path / "same.parquet")  # an exact repeat: one row
+    assert len(read_results(tmp_path / "same.parquet")) == 2
+    for column, value in (("run_id", "r0"), ("cell_hash", "c0")):
+        other = _export([{}, {"score": 0.0}])
+        other.loc[1, column] = value
+        other.to_parquet(tmp_path / "other.parquet")
+        with pytest.raises(SuiteError, match=f"other.parquet holds .* {value} twice"):
+            read_results(tmp_path / "other.parquet")
+
+
+def test_a_cut_csv_export_is_refused_naming_its_first_bad_row(tmp_path):
+    from harness.errors import SuiteError
+    from harness.evidence import read_results
+
+    text = _export([{}, {}, {}]).to_csv(index=False)
+    (tmp_path / "whole.csv").write_text(text)
+    assert len(read_results(tmp_path / "whole.csv")) == 3
+    (tmp_path / "cut.csv").write_text(text[: text.rindex("ok,")])  # last row cut mid-field
+    with pytest.raises(SuiteError, match=r"cut\.csv: row 3 has no run_id, cell_hash, status"):
+        read_results(tmp_path / "cut.csv")
+    (tmp_path / "end.csv").write_text(text[:-3])  # only the last value's tail cut
+    with pytest.raises(SuiteError, match=r"end\.csv: row 3 ends without a newline"):
+        read_results(tmp_path / "end.csv")
