@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import numbers
+import os
 import random
 import signal
 import sys
@@ -129,11 +130,18 @@ def execute_cell(cell: Cell, registry: Registry) -> CellResult:
 
     A ``Skip`` from load or run gives status ``skipped``; any other exception gives
     ``failed`` with its traceback; a ``Skip`` from a metric leaves that metric out.
+    A process the method or a metric forked that returns or raises instead of calling
+    ``os._exit`` ends here (``os._exit(0)``), whatever the executor: it never gets back to
+    the caller's code as a copy of it.
     """
     result = CellResult(cell.cell_hash, "ok", start_ms=int(time.time() * 1000))
+    started_in = os.getpid()
     with warnings.catch_warnings(record=True) as caught:  # kept with the cell, not printed
         warnings.simplefilter("always")
-        _execute(cell, registry, result)
+        try:
+            _execute(cell, registry, result)
+        finally:
+            _end_if_forked(started_in)
     counts = Counter(
         f"{w.category.__name__}: {w.message} ({w.filename}:{w.lineno})"
         for w in caught
@@ -142,6 +150,13 @@ def execute_cell(cell: Cell, registry: Registry) -> CellResult:
     result.warnings = [f"{n} x {text}" for text, n in counts.items()]
     result.end_ms = int(time.time() * 1000)
     return result
+
+
+def _end_if_forked(pid: int) -> None:
+    """End this process (``os._exit(0)``, nothing flushed or sent) if it is not ``pid``,
+    the process that started the cell: a child the cell's code forked."""
+    if os.getpid() != pid:
+        os._exit(0)
 
 
 #: torch.as_tensor on the arrays :func:`read_only` marked warns once per process: our doing,

@@ -26,6 +26,7 @@ import toy_plugin
 from fake_plugins import install_fake_plugin
 
 from harness import Dataset, Method, Metric, hookimpl
+from harness import cell as cell_module
 from harness.executors import worker
 from harness.executors.dask import DaskExecutor
 from harness.executors.inprocess import InProcessExecutor
@@ -103,6 +104,31 @@ def test_a_forked_child_that_returns_or_raises_leaves_every_cell_its_own_value(
     assert logged == [("ok", {"value": float(c.dataset_seed % 1000)}) for c in cells]
 
 
+@pytest.mark.parametrize("child", ["returns", "raises"])
+def test_in_process_a_forked_child_that_returns_or_raises_never_goes_on_as_the_driver(
+    faults, write_suite, tmp_path, child
+):
+    """``-j 0``: each cell is logged once with its own value, and the driver's process is
+    the only one that gets back from the executor. Before: the child went on as a copy of
+    the driver (ran the next cells, finished the run: the parent run marked FINISHED
+    mid-run, cells run twice); the last cell's child got back here."""
+    method = f"{{name: fork-child, params: {{child: {child}, seconds: 1.0}}}}"
+    cells = _cells(faults, write_suite, method, seeds=range(2))
+    driver, results = os.getpid(), {}
+    try:
+        InProcessExecutor(faults).run(
+            cells, lambda c, r: results.setdefault(c.cell_hash, []).append(r)
+        )
+    finally:
+        if os.getpid() != driver:  # a copy of this test: leave a mark, end before pytest
+            (tmp_path / f"copy-{os.getpid()}").touch()
+            os._exit(0)
+    time.sleep(0.5)  # a copy would have marked by now
+    assert sorted(p.name for p in tmp_path.glob("copy-*")) == [], "a child finished the run"
+    logged = [[(r.status, r.metrics) for r in results[c.cell_hash]] for c in cells]
+    assert logged == [[("ok", {"value": float(c.dataset_seed % 1000)})] for c in cells]
+
+
 def test_the_driver_fails_a_cell_whose_channel_carries_another_process_message(
     faults, write_suite, monkeypatch
 ):
@@ -112,6 +138,7 @@ def test_the_driver_fails_a_cell_whose_channel_carries_another_process_message(
     the child's number."""
     monkeypatch.setattr(worker, "_seal", lambda conn: None)
     monkeypatch.setattr(worker, "_end_if_forked", lambda pid: None)
+    monkeypatch.setattr(cell_module, "_end_if_forked", lambda pid: None)
     cells = _cells(faults, write_suite, "fork-child")
     results = _run(LocalExecutor(faults, 1), cells)
     for cell in cells:
