@@ -46,8 +46,24 @@ def test_a_partial_run_writes_its_report_apart_from_the_whole_suites(harness, st
         assert part.returncode == 0, part.stdout + part.stderr
         assert full.read_text() == before, option  # the whole suite's report is kept
     folders = sorted(p.name for p in (tmp_path / "reports").iterdir())  # one per selection
-    assert folders[:3] == ["daily", "daily-dataset-noise", "daily-method-mean"], folders
-    assert len(folders) == 4 and folders[3].startswith("daily-set-seeds-2-"), folders
+    assert folders[:3] == ["daily", "daily+dataset-noise", "daily+method-mean"], folders
+    assert len(folders) == 4 and folders[3].startswith("daily+set-seeds-2-"), folders
+
+
+def test_a_partial_runs_report_never_replaces_another_suites(harness, store, tmp_path):
+    """Before: 'daily --method mean' wrote reports/daily-method-mean/, the folder of the
+    suite named 'daily-method-mean', replacing its whole report with one of a method."""
+    for name in ("daily-method-mean", "daily"):
+        (tmp_path / f"{name}.yaml").write_text(f"name: {name}\nseeds: [0, 1]\nruns:\n{RUN}")
+    whole = harness("run", str(tmp_path / "daily-method-mean.yaml"), "--tracking-uri", store)
+    assert whole.returncode == 0, whole.stdout + whole.stderr
+    other = tmp_path / "reports" / "daily-method-mean" / "report.md"
+    before = other.read_text()
+    assert "fragile" in before
+    part = harness("run", str(tmp_path / "daily.yaml"), "--tracking-uri", store, "--method", "mean")
+    assert part.returncode == 0, part.stdout + part.stderr
+    assert other.read_text() == before  # the other suite's report is kept
+    assert "fragile" not in (tmp_path / "reports" / "daily+method-mean" / "report.md").read_text()
 
 
 def test_report_without_suite_covers_a_suite_made_of_includes(harness, store, tmp_path):

@@ -70,6 +70,6 @@ def test_every_command_of_the_guide_runs(tmp_path):
         done = subprocess.run(ruff + check + ["plugins"], cwd=work, capture_output=True, text=True)
         assert done.returncode == 0, done.stdout + done.stderr
     table = (
-        work / "reports/fair-regression-dataset-communities-crime/fair-regression-mean-ci.csv"
+        work / "reports/fair-regression+dataset-communities-crime/fair-regression-mean-ci.csv"
     ).read_text()
     assert "my-method" in table and "wasserstein-barycenter" in table  # beside the paper's

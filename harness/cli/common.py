@@ -182,23 +182,26 @@ def report_folder(
 ) -> Path:
     """Where a suite's report goes: ``report_dir/<suite>`` for the whole suite (also with
     --seeds or --add-method, which the report names). A part of it (cells chosen by --set,
-    --dataset, --method or --claim) goes apart, never over the whole suite's report:
-    ``<suite>-claim-<names>``, then the options as a name (``<suite>-dataset-noise``),
-    with an 8-hex-digit digest of them when a character could not be kept
-    (``<suite>-method-mean-shift-1-<digest>`` for ``--method mean[shift=1]``)."""
+    --dataset, --method or --claim) goes apart, never over the whole suite's report nor
+    over another suite's: ``<suite>+claim-<names>``, then the options as a name
+    (``<suite>+dataset-noise``; '+' is no character of a suite name), with an 8-hex-digit
+    digest of them when a character could not be kept or the name would pass 200
+    characters (``<suite>+method-mean-shift-1-<digest>`` for ``--method mean[shift=1]``)."""
     import hashlib
     import re
 
     from harness.schema import safe_name
 
     chosen = [o for o in selection if o.startswith(("--set ", "--dataset ", "--method "))]
-    part = f"-claim-{'-'.join(claims)}" if claims else ""
+    part = f"+claim-{'-'.join(claims)}" if claims else ""
+    text = " ".join(option[2:] for option in chosen)
     if chosen:
-        text = " ".join(option[2:] for option in chosen)
-        part += "-" + re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-")
-        if re.search(r"[^A-Za-z0-9._ -]", text):
-            part += f"-{hashlib.sha256(text.encode()).hexdigest()[:8]}"
-    return report_dir / safe_name(name + part)
+        part += "+" + re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-")
+    folder = safe_name(name) + re.sub(r"[^A-Za-z0-9._+-]+", "-", part)
+    digest = hashlib.sha256(f"{part} {text}".encode()).hexdigest()[:8]
+    if re.search(r"[^A-Za-z0-9._ -]", text) or len(folder) > 200:
+        folder = f"{folder[:191]}-{digest}"
+    return report_dir / folder
 
 
 def print_frame(table: Any, title: str, per_table: int = 6) -> None:
