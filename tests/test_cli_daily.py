@@ -99,3 +99,22 @@ def test_results_tells_never_run_from_stale(harness, store, tmp_path):
     said = " ".join(export.stderr.split())
     assert "2 of 3 cells have no result" in said, said
     assert "1 never run, 1 stale (metrics changed)" in said, said
+
+
+def test_report_without_suite_selects_the_cells_of_a_runs_claim(harness, store, tmp_path):
+    """Before: after 'run --claim X --method mean', 'harness report' rebuilt every cell of
+    --method mean (5 never run) under reports/cl+method-mean, the --claim dropped."""
+    methods = "[{name: mean, grid: {shift: [0.0, 1.0]}}, {name: mean, params: {kind: noisy}}]"
+    suite = tmp_path / "cl.yaml"
+    suite.write_text(
+        "name: cl\nseeds: [0, 1, 2, 3, 4]\nruns:\n  - task: toy\n"
+        f"    datasets: [{{name: noise, params: {{n: 40}}}}]\n    methods: {methods}\n"
+    )
+    claim = ("--claim", "shift-raises-error", "--method", "mean")
+    ran = harness("run", str(suite), "--tracking-uri", store, *claim)
+    assert ran.returncode == 0 and "10 cells" in ran.stdout, ran.stdout + ran.stderr
+    report = harness("report", "--tracking-uri", store, "--out", str(tmp_path / "out"))
+    assert report.returncode == 0, report.stdout + report.stderr
+    assert "never run" not in report.stderr and "cl: 10 cells ->" in report.stdout, report
+    text = (tmp_path / "out" / "cl+claim-shift-raises-error+method-mean" / "report.md").read_text()
+    assert "--method mean --claim shift-raises-error" in " ".join(text.split())

@@ -4,6 +4,7 @@ plugins, the options that shape a suite and the helpers that print values as the
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 from pathlib import Path
@@ -14,7 +15,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from harness.errors import StoreError
+from harness.errors import StoreError, SuiteError
 
 # Wide tables stay readable in log files (rich would wrap them at 80 columns).
 console = Console(highlight=False, width=None if sys.stdout.isatty() else 200)
@@ -202,6 +203,36 @@ def report_folder(
     if re.search(r"[^A-Za-z0-9._ -]", text) or len(folder) > 200:
         folder = f"{folder[:191]}-{digest}"
     return report_dir / folder
+
+
+def claim_cells(registry: Any, spec: Any, names: Sequence[str]) -> Any:
+    """``spec`` with only the cells the claims ``names`` need (``harness run --claim``), and
+    ``--claim NAME`` added to its options (``expanded["overrides"]``), which the logged suite
+    keeps: ``harness report`` without SUITE selects the same cells again, and the report
+    names the claims.
+
+    :raises SuiteError: a name no installed claim has, or a claim none of whose cells is
+        in ``spec``.
+    """
+    import dataclasses
+
+    from harness.evidence import cells_of, suite_claims
+
+    options = list(spec.expanded.get("overrides") or [])
+    added = [
+        option.split(" ", 1)[1].split("[", 1)[0].strip()
+        for option in options
+        if option.startswith("--add-method ")
+    ]
+    cells = cells_of(suite_claims(registry, spec.cells, names), spec.cells, added)
+    if not cells:
+        raise SuiteError(
+            f"Suite '{spec.name}' has no cell that claim {', '.join(names)} needs; its"
+            " requirements are in 'harness claims SUITE --format json'."
+        )
+    claims = [f"--claim {n}" for n in names if f"--claim {n}" not in options]
+    expanded = {**spec.expanded, "overrides": [*options, *claims]}
+    return dataclasses.replace(spec, cells=cells, expanded=expanded)
 
 
 def print_frame(table: Any, title: str, per_table: int = 6) -> None:

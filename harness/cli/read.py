@@ -13,6 +13,7 @@ from rich.markup import escape
 
 from harness.cli.common import (
     ExitCode,
+    claim_cells,
     console,
     err_console,
     existing_store,
@@ -240,7 +241,8 @@ def _write(tracker: Any, registry: Any, target: tuple[str, Any, list[str], int],
         return ui_link(tracker.uri, experiment_id, run_id)
 
     name, results, selection, cells = target
-    folder = report_folder(out, name, selection)  # a name from the store is not a path
+    claims = tuple(o.split(" ", 1)[1] for o in selection if o.startswith("--claim "))
+    folder = report_folder(out, name, selection, claims)  # a store's name is not a path
     args = (results, registry, tracker, name, folder, link, selection)
     for problem in write_report(*args, cells=cells):
         err_console.print(f"[red]{escape(problem)}[/]")
@@ -297,6 +299,14 @@ def _current_results(
         spec = load_logged_suite(text, f"suite.yaml of run {run_id}", registry)
     except SuiteError as err:
         return None, None, 0, f"left out: its last suite no longer loads ({err})".replace("\n", " ")
+    claims = [
+        o.split(" ", 1)[1] for o in spec.expanded.get("overrides") or [] if o[:8] == "--claim "
+    ]
+    if claims:  # the run's --claim: the cells it chose (claims no longer installed: an error)
+        try:
+            spec = claim_cells(registry, spec, claims)
+        except SuiteError as err:
+            return None, None, 0, f"left out: {err}".replace("\n", " ")
     included = {c.experiment for c in spec.cells} - {spec.name, ""}
     mine = [c for c in spec.cells if c.experiment == name] if name in included else spec.cells
     if name in included or not any(c.experiment for c in spec.cells):  # an included suite,

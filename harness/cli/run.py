@@ -10,7 +10,14 @@ from typing import Any
 
 import click
 
-from harness.cli.common import ExitCode, load, overrides, report_folder, suite_options
+from harness.cli.common import (
+    ExitCode,
+    claim_cells,
+    load,
+    overrides,
+    report_folder,
+    suite_options,
+)
 from harness.errors import SuiteError
 
 
@@ -125,7 +132,7 @@ def run(
 
     registry, spec = load(suite, overrides(shape))
     if claim_names:
-        spec = _claim_cells(registry, spec, claim_names)
+        spec = claim_cells(registry, spec, claim_names)
     if dry_run:
         print_plan(spec, tracking_uri, force, verbose)
         return
@@ -167,26 +174,6 @@ def _prepare(
         _check_scheduler(scheduler)  # before the store is written
     _check_report_folder(report_dir, out)  # not after hours of cells
     return runner
-
-
-def _claim_cells(registry: Any, spec: Any, names: tuple[str, ...]) -> Any:
-    """``spec`` with only the cells the claims ``names`` need (``--claim``)."""
-    import dataclasses
-
-    from harness.evidence import cells_of, suite_claims
-
-    added = [
-        option.split(" ", 1)[1].split("[", 1)[0].strip()
-        for option in spec.expanded.get("overrides") or []
-        if option.startswith("--add-method ")
-    ]
-    cells = cells_of(suite_claims(registry, spec.cells, names), spec.cells, added)
-    if not cells:
-        raise SuiteError(
-            f"Suite '{spec.name}' has no cell that claim {', '.join(names)} needs; its"
-            " requirements are in 'harness claims SUITE --format json'."
-        )
-    return dataclasses.replace(spec, cells=cells)
 
 
 def _check_writable_folder(folder: Path, option: str) -> None:
