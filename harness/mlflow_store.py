@@ -93,7 +93,30 @@ def create_sqlite_atomically(uri: str) -> None:
         connection.close()
     for suffix in ("-wal", "-shm"):
         Path(f"{partial}{suffix}").unlink(missing_ok=True)
+    _set_aside_orphans(db)
     os.replace(partial, db)
+
+
+def _set_aside_orphans(db: Path) -> None:
+    """Rename the ``-wal``, ``-shm`` and ``-journal`` files of ``db``, which does not exist,
+    to ``<name>.orphaned-<timestamp>``, saying so on stderr: they belong to a store that was
+    deleted or moved (mid-run, say), and SQLite would replay them onto the new file (old
+    runs back, or "database disk image is malformed"). Kept, not deleted: they may be
+    needed to recover that store."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    moved = []
+    for suffix in ("-wal", "-shm", "-journal"):
+        orphan = Path(f"{db}{suffix}")
+        if orphan.exists():
+            os.replace(orphan, orphan.with_name(f"{orphan.name}.orphaned-{stamp}"))
+            moved.append(orphan.name)
+    if moved:
+        print(
+            f"harness: {', '.join(moved)} in {db.parent} belonged to a {db.name} that is gone"
+            f" (deleted or moved): kept aside as <name>.orphaned-{stamp}; a new store is"
+            " created.",
+            file=sys.stderr,
+        )
 
 
 def open_client(uri: str, display_uri: str) -> Any:

@@ -544,6 +544,36 @@ def test_a_store_deleted_mid_run_stops_the_run_with_exit_2(toy_env, tmp_path, st
     assert "run the same command again" in line, line
 
 
+def test_a_rerun_after_the_store_was_deleted_mid_run_sets_its_leftover_log_aside(
+    toy_env, tmp_path, store
+):
+    """The database file deleted mid-run, its ``-wal``/``-shm`` left behind as such a
+    deletion leaves them: the same command again exits 0 into a new store holding its own
+    cells only, and the leftovers are kept aside under another name, said in one line.
+    Before: SQLite replayed the old write-ahead log onto the new file ("database disk
+    image is malformed", a traceback, exit 1)."""
+    import contextlib
+
+    @contextlib.contextmanager
+    def delete_db_only(db: Path):
+        db.unlink()
+        yield
+
+    code, err, _ = _run_into_fault(toy_env, tmp_path, store, delete_db_only)
+    db = Path(store.removeprefix("sqlite:///"))
+    assert code == 2 and not db.exists() and Path(f"{db}-wal").exists(), err
+    suite, report = tmp_path / "faults.yaml", tmp_path / "r2"
+    args = [HARNESS, "run", str(suite), "--tracking-uri", store, "--report-dir", str(report)]
+    done = subprocess.run(args, env=toy_env, cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert "8 cells, 0 already finished, 8 to run" in done.stdout, done.stdout
+    assert _cells_logged(db) == 8, "the new store holds this run's 8 cells, nothing older"
+    aside = sorted(p.name for p in tmp_path.glob("mlflow.db-*.orphaned-*"))
+    assert "mlflow.db-wal" in {name.split(".orphaned-")[0] for name in aside}, aside
+    said = [line for line in done.stderr.splitlines() if ".orphaned-" in line]
+    assert len(said) == 1 and "mlflow.db-wal" in said[0], done.stderr
+
+
 def test_a_store_locked_mid_run_stops_the_run_with_exit_2(toy_env, tmp_path, store):
     """Another process holds the store (``BEGIN EXCLUSIVE``) past the busy timeout: exit 2
     within seconds, saying what is kept and how to resume; the cells logged before are
