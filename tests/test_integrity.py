@@ -636,9 +636,64 @@ def test_a_store_turned_read_only_mid_run_stops_the_run_with_exit_2(toy_env, tmp
             db.parent.chmod(0o755)
             db.chmod(0o644)
 
+    (tmp_path / "store").mkdir()  # the suite and report outside the folder made read-only
     code, err, _ = _run_into_fault(toy_env, tmp_path / "store", store, read_only)
     line = _the_line(err)
     assert code == 2 and "turned read-only" in line and "are kept" in line, line
+
+
+def test_a_store_whose_file_system_turns_read_only_mid_run_stops_and_resumes(
+    toy_env, tmp_path, store
+):
+    """A real read-only file system, which refuses writes (EROFS) to root as well: the
+    store on a tmpfs, a read-only bind mount of it laid over its folder mid-run (``mount
+    -o remount,ro`` is refused, "busy", while harness holds the file open for writing;
+    the bind keeps the file's device and inode, and the descriptors opened before keep
+    writing, as on a remount that went through). Exit 2 with the one line; once the
+    folder is writable again the same command runs the cells not kept, none twice.
+    Needs the right to mount (e.g. root in a container); skipped otherwise."""
+    import contextlib
+    import shutil
+    import sqlite3
+
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    mount = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=64m", "tmpfs", str(disk)], capture_output=True
+    )
+    if mount.returncode != 0:
+        pytest.skip("cannot mount a tmpfs here (needs CAP_SYS_ADMIN)")
+
+    @contextlib.contextmanager
+    def read_only_file_system(db: Path):
+        bind = ["mount", "--bind", "-o", "ro", str(disk), str(disk)]
+        subprocess.run(bind, check=True, capture_output=True)
+        try:
+            assert not os.access(db, os.W_OK), "the bind should refuse writes, even to root"
+            yield
+        finally:
+            subprocess.run(["umount", str(disk)], capture_output=True)
+
+    try:
+        db = disk / "mlflow.db"
+        shutil.copy(Path(store.removeprefix("sqlite:///")), db)
+        uri = f"sqlite:///{db}"
+        code, err, _ = _run_into_fault(toy_env, tmp_path, uri, read_only_file_system)
+        line = _the_line(err)
+        assert code == 2 and "turned read-only" in line, line
+        kept = _cells_logged(db)
+        assert re.search(rf"\b{kept} cell run\(s\) logged by this command are kept", line), line
+        assert "run the same command" in line and 1 <= kept < 8, (kept, line)
+        args = [HARNESS, "run", str(tmp_path / "faults.yaml"), "--tracking-uri", uri]
+        again = subprocess.run(args, env=toy_env, cwd=tmp_path, capture_output=True, text=True)
+        assert again.returncode == 0, again.stderr
+        assert f"{kept} already finished, {8 - kept} to run" in again.stdout + again.stderr
+        with contextlib.closing(sqlite3.connect(db)) as connection:
+            sql = "SELECT value, COUNT(*) FROM tags WHERE key = 'harness.status' GROUP BY value"
+            statuses = dict(connection.execute(sql).fetchall())
+        assert statuses == {"ok": 8}, statuses
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], capture_output=True)
 
 
 def test_a_store_whose_disk_fills_mid_run_stops_the_run_with_exit_2(toy_env, tmp_path, store):
