@@ -87,13 +87,16 @@ def _mlflow(client, experiment: str, cells: range, synchronous: bool) -> None:
         mlflow.flush_async_logging()
 
 
-def test_direct_writer_against_mlflow_batched_and_async(benchmark, full, new_store):
+def test_direct_writer_against_mlflow_batched_and_async(benchmark, full, new_store, monkeypatch):
     """Median ms per cell of each writer, ``rounds`` rounds of ``n`` cells, variants
     interleaved within a round so load changes hit them alike."""
     from mlflow.tracking import MlflowClient
 
     n, rounds = (100, 5) if full else (5, 1)
     uri = new_store()
+    # mlflow.flush_async_logging() goes through MLflow's default store unless told: without
+    # this it created mlflow.db in the working directory
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", uri)
     client = MlflowClient(uri)
     experiment = client.create_experiment("speed", artifact_location=_artifacts(uri))
     writers = {
