@@ -137,7 +137,6 @@ def test_the_driver_fails_a_cell_whose_channel_carries_another_process_message(
     message, and no cell is logged ok with a value that is not its own. Before: ok with
     the child's number."""
     monkeypatch.setattr(worker, "_seal", lambda conn: None)
-    monkeypatch.setattr(worker, "_end_if_forked", lambda pid: None)
     monkeypatch.setattr(cell_module, "_end_if_forked", lambda pid: None)
     cells = _cells(faults, write_suite, "fork-child")
     results = _run(LocalExecutor(faults, 1), cells)

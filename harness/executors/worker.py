@@ -155,7 +155,6 @@ def _worker_loop(conn: Connection, registry: Registry, threads: int) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the driver's handler
     limit_process_threads(threads)  # -j workers share the cores: no oversubscription
     forget_data()  # not the driver's, should it have run cells in its own process
-    me = os.getpid()
     _seal(conn)
     reap_orphans()  # a cell's double-forked daemon stays under us
     while True:
@@ -164,8 +163,7 @@ def _worker_loop(conn: Connection, registry: Registry, threads: int) -> None:
         except (EOFError, OSError):  # the driver closed the pipe or died
             return
         conn.send(Message("start", cell.cell_hash, os.getpid(), time.monotonic()))
-        result = execute_cell(cell, registry)
-        _end_if_forked(me)
+        result = execute_cell(cell, registry)  # a child the cell forked ends in there
         kill_descendants()
         conn.send(Message("done", cell.cell_hash, os.getpid(), result))  # the sender's pid
 
@@ -174,13 +172,6 @@ def _seal(conn: Connection) -> None:
     """Close ``conn`` in every process forked from this one: a method's forked child
     cannot write into the worker's channel."""
     os.register_at_fork(after_in_child=conn.close)
-
-
-def _end_if_forked(worker_pid: int) -> None:
-    """End this process if it is not the worker: a child the cell's method forked that
-    returned (or raised) instead of calling ``os._exit`` ends here, sending nothing."""
-    if os.getpid() != worker_pid:
-        os._exit(0)
 
 
 class Worker:
