@@ -268,15 +268,11 @@ def _select(runs: list[FlatRun], kind: str, texts: Sequence[str], problems: list
         if selected is not None:
             selectors.append((option, *selected))
     present = sorted({item.name for run in runs for item in getattr(run, attr)})
+    hint = " To run a method the suite does not list, use --add-method." if kind == "method" else ""
     for option, name, _ in selectors:
         if name not in present:
-            problems.append(
-                f"{option}: no {kind} {shown(name)} in the suite. Known: {', '.join(present)}."
-                + (
-                    " To run a method the suite does not list, use --add-method."
-                    * (kind == "method")
-                )
-            )
+            missing = f"{option}: no {kind} {shown(name)} in the suite"
+            problems.append(f"{missing}. Known: {', '.join(present)}.{hint}")
     for run in runs:
         kept = []
         for item in getattr(run, attr):

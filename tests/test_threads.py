@@ -31,10 +31,14 @@ def test_restores_when_the_block_raises():
 def test_limits_and_restores_torch_when_asked():
     import torch
 
+    before = torch.get_num_threads()
     torch.set_num_threads(2)
-    with limit_threads(1, torch=True):
-        assert torch.get_num_threads() == 1
-    assert torch.get_num_threads() == 2
+    try:
+        with limit_threads(1, torch=True):
+            assert torch.get_num_threads() == 1
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)  # the rest of the session keeps its count
 
 
 @pytest.mark.parametrize("n", [0, -1])
