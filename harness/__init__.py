@@ -4,6 +4,8 @@ The names a plugin needs::
 
     from harness import hookimpl, Dataset, Method, Metric, Report, Curve, Skip
     from harness import Claim, Cells, Source, Greater, Less, Within   # paper claims
+    from harness import Rival, Select                                 # rivals, row groups
+    from harness.claims import Mean, PairedGain, LogLogSlope, Swap    # kinds, controls
 
 and ``LazyModule`` to import a heavy package on first use (fast registration), and
 ``limit_threads`` to run a block with a bounded number of BLAS and torch threads.
@@ -15,7 +17,7 @@ from importlib.metadata import PackageNotFoundError, version
 
 import pluggy
 
-from harness.claims import Cells, Claim, Greater, Less, Source, Verdict, Within
+from harness.claims import Cells, Claim, Greater, Less, Rival, Select, Source, Verdict, Within
 from harness.components import Curve, Dataset, Method, Metric, Report, Skip
 from harness.lazy import LazyModule
 from harness.threads import limit_threads
@@ -39,6 +41,8 @@ __all__ = [
     "Method",
     "Metric",
     "Report",
+    "Rival",
+    "Select",
     "Skip",
     "Source",
     "Verdict",

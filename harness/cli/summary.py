@@ -32,7 +32,10 @@ def verdicts_of(registry: Any, spec: Any, results: Any, names: tuple[str, ...] =
     claims = suite_claims(registry, spec.cells, names)
     if not claims:
         return []
-    return evaluate_claims(claims, tidy_results(results) if not results.empty else results)
+    from harness.evidence import registered
+
+    frame = tidy_results(results) if not results.empty else results
+    return evaluate_claims(claims, frame, registered(registry))
 
 
 def claims_fail(verdicts: list[Any]) -> bool:
@@ -74,12 +77,11 @@ def _print_notes(v: Any) -> None:
         first = v.reason.strip().splitlines()[-1 if v.status == "error" else 0]
         console.print(f"  {escape(v.claim)}: {escape(first)}", soft_wrap=True)
     for method, placed in v.added.items():
-        where = placed.get("reason") or (
-            f"{placed['estimate']:.3g} [{placed['low']:.3g}, {placed['high']:.3g}]"
-        )
+        e = placed.estimate
+        where = placed.reason or (f"{e.estimate:.3g} [{e.low:.3g}, {e.high:.3g}]" if e else "")
         console.print(
             f"  {escape(v.claim)} with {escape(method)} in {escape(str(v.subject))}'s"
-            f" place: {escape(placed['status'])} {escape(where)}",
+            f" place: {escape(str(placed.status))} {escape(where)}",
             soft_wrap=True,
         )
 

@@ -1,0 +1,504 @@
+"""Paper claims as objects: a declaration the core tests, rules out rivals for, and controls.
+
+A plugin contributes :class:`Claim` subclasses through the ``harness_claims()`` hook
+(:mod:`harness.hookspecs`). A claim declares, before any evaluation (docs/design.md,
+"Claims"): its ``source`` and ``statement``; the cells it reads (``requires``); the
+``metric`` and the ``unit`` of replication; a ``kind`` (:mod:`harness.claims.kinds`) that
+turns the rows into a sample; a ``hypothesis`` (:mod:`harness.claims.hypotheses`) that runs
+the test at its margin; the ``subject`` (the paper's method); ``rivals``, methods without
+the paper's mechanism that must fail in the subject's place; and a ``control``
+(:mod:`harness.claims.controls`) that must fail. The core does the rest
+(:meth:`Claim.evaluate`; Holm within the plugin's family in :mod:`harness.claims.family`).
+
+A claim written against the first contract (its own ``statistic(results) -> Estimate`` and
+``control(results) -> results`` methods, no ``kind``) is still evaluated, with the same
+checks of its estimate, control and cells.
+"""
+
+from __future__ import annotations
+
+import math
+import traceback
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+
+from harness.claims.controls import Control
+from harness.claims.hypotheses import ALPHA, Greater, Hypothesis, Less, Within
+from harness.claims.kinds import Kind
+from harness.claims.samples import Sample
+from harness.claims.selection import Select, param_matches, swap
+from harness.components import Component
+from harness.stats import Estimate
+from harness.verdicts import Outcome, Status, Verdict
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["LEGACY_ALPHA", "Cells", "Claim", "Rival", "Source", "estimate_problems"]
+
+LEGACY_ALPHA = 0.05
+"""Holm's level for a claim that computes its own p-value (first contract): as before."""
+
+MIN_UNITS = 2
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a claim comes from: ``paper`` (short citation), ``arxiv`` id, and ``where``
+    in it (``"Theorem 3.1"``, ``"Table 2"``, ``"Figure 4"``)."""
+
+    paper: str
+    arxiv: str = ""
+    where: str = ""
+
+    def __str__(self) -> str:
+        parts = [self.paper, f"arXiv:{self.arxiv}" if self.arxiv else "", self.where]
+        return ", ".join(p for p in parts if p)
+
+
+@dataclass(frozen=True)
+class Rival:
+    """A method without the paper's mechanism that could produce the claim's evidence
+    (a model without the hidden layer, a rule that is not trained), with the params its
+    cells have and ``why`` it is a rival. The claim is evaluated with its rows in the
+    subject's place; it must come out ``not-reproduced``."""
+
+    method: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+    why: str = ""
+
+    def select(self) -> Select:
+        return Select(self.method, method_params=dict(self.params))
+
+
+@dataclass(frozen=True)
+class Cells:
+    """Cells a claim needs: a dataset and one or more methods, each with the params the
+    cells must have (others free), and the fewest distinct seeds of each required cell (each
+    dataset configuration x method configuration).
+
+    ``dataset_params`` and ``method_params`` values may be a list: any of its values, and
+    every value of the list must have cells.
+    """
+
+    dataset: str
+    methods: tuple[str, ...]
+    dataset_params: Mapping[str, Any] = field(default_factory=dict)
+    method_params: Mapping[str, Any] = field(default_factory=dict)
+    min_seeds: int = 2
+
+    def __post_init__(self) -> None:
+        if isinstance(self.methods, str):
+            object.__setattr__(self, "methods", (self.methods,))
+        if self.min_seeds < 1:
+            raise ValueError(f"Cells.min_seeds must be >= 1, got {self.min_seeds}")
+
+    def __str__(self) -> str:
+        dataset = _named(self.dataset, self.dataset_params)
+        methods = ", ".join(_named(m, self.method_params) for m in self.methods)
+        return f"{dataset} x {methods}, >= {self.min_seeds} seeds"
+
+    def select(self, method: str | None = None) -> Select:
+        """The rows of these cells (of one ``method``), as a :class:`Select`."""
+        return Select(method, dict(self.method_params), dict(self.dataset_params), self.dataset)
+
+    def rows(self, results: pd.DataFrame, method: str | None = None) -> pd.DataFrame:
+        """The rows of ``results`` (a ``harness results`` table) these cells produced; an
+        added ``method`` is matched on the dataset params only."""
+        if method:
+            return Select(method, {}, dict(self.dataset_params), self.dataset).rows(results)
+        mask = self.select().mask(results) & results["method"].isin(self.methods)
+        return results[mask]
+
+    def matches_cell(self, cell: Any) -> bool:
+        """Whether a suite's cell (``harness.identity.Cell``) is one of these cells."""
+        return (
+            cell.dataset == self.dataset
+            and cell.method in self.methods
+            and all(param_matches(cell.dataset_params.get(k), v)
+                    for k, v in self.dataset_params.items())
+            and all(param_matches(cell.method_params.get(k), v)
+                    for k, v in self.method_params.items())
+        )  # fmt: skip
+
+    def shortfalls(self, ok: pd.DataFrame) -> list[str]:
+        """Each required cell of ``ok`` rows short of ``min_seeds`` seeds: every method,
+        every value of a list-valued param, every configuration found (counted apart)."""
+        out = []
+        lists = {f"{p}.{k}": v for p, wanted in (("dataset", self.dataset_params),
+                 ("method", self.method_params)) for k, v in wanted.items()
+                 if isinstance(v, (list, tuple, set, frozenset))}  # fmt: skip
+        for method in self.methods:
+            rows = self.rows(ok)
+            rows = rows[rows["method"].eq(method)]
+            dataset, named = (
+                _named(self.dataset, self.dataset_params),
+                _named(method, self.method_params),
+            )
+            name = f"{dataset} x {named}"
+            if rows.empty:
+                out.append(f"{name}: 0 of {self.min_seeds} seeds")
+                continue
+            for column, values in lists.items():
+                for value in values:
+                    if not rows[column].map(lambda v, w=value: param_matches(v, w)).any():
+                        out.append(f"{name}: no cells with {column}={value}")
+            params = [c for c in rows.columns if c.startswith(("dataset.", "method."))
+                      and rows[c].notna().any()]  # fmt: skip
+            seeds = rows.groupby(params, dropna=False)["seed"].nunique() if params else \
+                rows["seed"].nunique()  # fmt: skip
+            counts = seeds if hasattr(seeds, "items") else {(): seeds}
+            for key, n in counts.items():
+                if n < self.min_seeds:
+                    where = ", ".join(f"{c}={k}" for c, k in zip(params, np.atleast_1d(key),
+                                      strict=False))  # fmt: skip
+                    out.append(f"{name} [{where}]: {n} of {self.min_seeds} seeds")
+        return out
+
+
+def _named(name: str, params: Mapping[str, Any]) -> str:
+    inner = ", ".join(f"{k}={v}" for k, v in params.items())
+    return f"{name}({inner})" if inner else name
+
+
+def estimate_problems(e: Any, legacy: bool = False) -> list[str]:
+    """What makes ``e`` no sound estimate (empty when it is one): finite estimate and bounds,
+    ``low <= estimate <= high``, at least two units, ``0 <= p <= 1`` (a first-contract
+    statistic may give ``nan``: decided by its interval), a level in [0.8, 1)."""
+    if not isinstance(e, Estimate):
+        return [f"the statistic returned {type(e).__name__}, not a harness.stats.Estimate"]
+    problems = []
+    for name in ("estimate", "low", "high"):
+        if not math.isfinite(getattr(e, name)):
+            problems.append(f"Estimate.{name} is {getattr(e, name)} (must be finite)")
+    if not problems and not e.low <= e.estimate <= e.high:
+        problems.append(f"Estimate.estimate {e.estimate:g} lies outside its own interval"
+                        f" [{e.low:g}, {e.high:g}]")  # fmt: skip
+    if e.n < MIN_UNITS:
+        problems.append(f"Estimate.n is {e.n} (a verdict needs at least {MIN_UNITS} units)")
+    if not (0 <= e.p_value <= 1 or (legacy and math.isnan(e.p_value))):
+        problems.append(f"Estimate.p_value is {e.p_value} (must be in [0, 1])")
+    if not 0.8 <= e.level < 1:
+        problems.append(f"Estimate.level is {e.level} (an interval's level is in [0.8, 1))")
+    return problems
+
+
+class Claim(Component):
+    """Base class of paper claims: a pre-registered hypothesis about results.
+
+    Class attributes a claim declares (all fixed before any evaluation runs):
+
+    name, task : str
+        Kebab-case name, unique across plugins, and the task whose results it reads.
+    source : Source
+        Paper, arXiv id and the table, figure or theorem.
+    statement : str
+        One falsifiable sentence, with the paper's number where it gives one.
+    requires : tuple of Cells
+        The cells it reads; fewer seeds than ``min_seeds`` make the verdict ``not-run``.
+    metric : str
+        The results column the kind reads (``name.key`` for a dict metric).
+    unit : str
+        The unit of replication: ``"seed"``, ``"configuration"`` or a column name.
+    kind : Kind
+        What is measured over the units (:mod:`harness.claims.kinds`).
+    hypothesis : Greater, Less or Within
+        The test, with its margin written once.
+    subject : str, Select or None
+        The paper's method; rivals and added methods take its place.
+    rivals : tuple of Rival
+        Methods without the paper's mechanism; each must come out ``not-reproduced``.
+    control : Control
+        A change of the evidence under which the claim must come out ``not-reproduced``.
+    family : str or None
+        Holm's family (default: the plugin's package, so a third party's claims never
+        change a paper's verdicts).
+    max_units : int or None
+        The most units ``harness run --decide`` may give the claim (default 4 x min_seeds).
+    """
+
+    source: ClassVar[Source]
+    statement: ClassVar[str]
+    requires: ClassVar[tuple[Cells, ...]] = ()
+    hypothesis: ClassVar[Hypothesis]
+    unit: ClassVar[Any] = "seed"
+    metric: ClassVar[str] = ""
+    kind: ClassVar[Kind | None] = None
+    subject: ClassVar[str | Select | None] = None
+    rivals: ClassVar[tuple[Rival, ...]] = ()
+    control_description: ClassVar[str] = ""
+    family: ClassVar[str | None] = None
+    max_units: ClassVar[int | None] = None
+
+    # -- first contract: the claim's own statistic and control ---------------------------
+
+    def statistic(self, results: pd.DataFrame) -> Estimate:
+        """First contract only: the claim's test over the ok rows of its cells."""
+        raise NotImplementedError(f"{type(self).__name__}.statistic is not implemented")
+
+    def control(self, results: pd.DataFrame) -> pd.DataFrame:  # type: ignore[override]
+        """First contract only: the results transformed so that the claim must not hold."""
+        raise NotImplementedError(f"{type(self).__name__}.control is not implemented")
+
+    # -- the declaration ---------------------------------------------------------------
+
+    @classmethod
+    def declared(cls) -> bool:
+        """Whether the claim is a declaration (a ``kind``), not its own statistic."""
+        return isinstance(cls.__dict__.get("kind", getattr(cls, "kind", None)), Kind)
+
+    @classmethod
+    def subject_select(cls) -> Select:
+        """The subject's rows (all rows when the claim has no subject)."""
+        subject = cls.subject
+        if isinstance(subject, Select):
+            return subject
+        return Select(subject) if subject else Select()
+
+    @classmethod
+    def subject_method(cls) -> str | None:
+        return cls.subject.method if isinstance(cls.subject, Select) else cls.subject
+
+    @classmethod
+    def family_name(cls) -> str:
+        """Holm's family: ``family`` or the plugin's top-level package."""
+        return cls.family or cls.__module__.split(".")[0]
+
+    @classmethod
+    def required_cells(cls) -> tuple[Cells, ...]:
+        """``requires`` and, for each rival, the subject's cells with the rival's method."""
+        subject = cls.subject_method()
+        extra = []
+        for rival in cls.rivals:
+            for need in cls.requires:
+                if subject in need.methods:
+                    extra.append(Cells(need.dataset, (rival.method,), need.dataset_params,
+                                       dict(rival.params), need.min_seeds))  # fmt: skip
+        return tuple(cls.requires) + tuple(extra)
+
+    @classmethod
+    def declaration_problems(cls) -> list[str]:
+        """What is wrong with the class's declaration (checked when the registry is built,
+        so a malformed claim leaves its plugin out instead of failing a run at its end)."""
+        problems = []
+        if not isinstance(getattr(cls, "source", None), Source):
+            problems.append("source must be a harness.Source(paper, arxiv, where)")
+        if not isinstance(getattr(cls, "statement", None), str) or not cls.statement.strip():
+            problems.append("statement must be one falsifiable sentence")
+        if not isinstance(getattr(cls, "hypothesis", None), (Greater, Less, Within, Hypothesis)):
+            problems.append("hypothesis must be Greater(margin), Less(margin) or Within(ref, m)")
+        requires = getattr(cls, "requires", None)
+        if not isinstance(requires, tuple) or not all(isinstance(c, Cells) for c in requires):
+            problems.append("requires must be a tuple of harness.Cells (a one-element tuple"
+                            " needs its trailing comma)")  # fmt: skip
+        elif not requires:
+            problems.append("requires names no cells")
+        if cls.declared():
+            problems += cls._declaration_v2_problems()
+        try:
+            cls()
+        except Exception as err:
+            problems.append(f"cannot be built without arguments ({type(err).__name__}: {err})")
+        return problems
+
+    @classmethod
+    def _declaration_v2_problems(cls) -> list[str]:
+        problems = []
+        if not isinstance(cls.metric, str) or not cls.metric:
+            problems.append("metric must name a results column (a metric, or 'name.key')")
+        if not isinstance(getattr(cls, "control", None), Control):
+            problems.append("control must be a harness.claims control (Swap, UseMetric,"
+                            " Permute, Transform, Randomised)")  # fmt: skip
+        if not isinstance(cls.rivals, tuple) or not all(isinstance(r, Rival) for r in cls.rivals):
+            problems.append("rivals must be a tuple of harness.Rival")
+        else:
+            subject = cls.subject_method()
+            for rival in cls.rivals:
+                if rival.method == subject:
+                    problems.append(f"rival {rival.method!r} is the subject itself")
+            if cls.rivals and not subject:
+                problems.append("rivals need a subject (the method they stand in for)")
+            needs = getattr(cls, "requires", ())
+            if (
+                cls.rivals
+                and subject
+                and isinstance(needs, tuple)
+                and not any(isinstance(c, Cells) and subject in c.methods for c in needs)
+            ):
+                problems.append(f"the subject {subject!r} is in none of the required cells")
+        if cls.max_units is not None and not (
+            isinstance(cls.max_units, int) and cls.max_units >= 2
+        ):
+            problems.append(f"max_units must be an int >= 2, got {cls.max_units!r}")
+        return problems
+
+    # -- evaluation ---------------------------------------------------------------------
+
+    @property
+    def alpha(self) -> float:
+        return ALPHA if self.declared() else LEGACY_ALPHA
+
+    def _verdict(self, status: Status, **fields: Any) -> Verdict:
+        hypothesis = getattr(self, "hypothesis", None)
+        band = None
+        if isinstance(hypothesis, Hypothesis):
+            band = hypothesis.band()
+        statistic = self.kind.describe(self.metric) if self.declared() else ""  # type: ignore[union-attr]
+        return Verdict(self.name, self.tasks()[0], str(getattr(self, "source", "")),
+                       str(getattr(self, "statement", "")), str(hypothesis or ""),
+                       str(self.unit), status, self.subject_method(), family=self.family_name(),
+                       alpha=self.alpha, band=band, statistic=statistic, **fields)  # fmt: skip
+
+    def selected(self, results: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+        """``(ok rows of the required cells, [each required cell short of seeds])``."""
+        import pandas as pd
+
+        ok = results[results["status"].eq("ok")] if "status" in results else results
+        parts, missing = [], []
+        for need in self.required_cells():
+            missing += need.shortfalls(ok)
+            parts.append(need.rows(ok))
+        frame = pd.concat(parts).drop_duplicates() if parts else ok.iloc[:0]
+        return frame, missing
+
+    def evaluate(self, results: pd.DataFrame) -> Verdict:
+        """The verdict from ``results`` (a ``harness results`` table of the task, any
+        number of rows), before Holm. Never raises: a failing claim is ``error`` with its
+        traceback, an unsound estimate ``error`` naming the field."""
+        try:
+            rows, missing = self.selected(results)
+            if missing:
+                return self._verdict(Status.NOT_RUN, reason="missing cells: " + "; ".join(missing))
+            estimate, status = self._test(rows)
+            problems = estimate_problems(estimate, legacy=not self.declared())
+            if problems:
+                return self._verdict(
+                    Status.ERROR, reason="unsound estimate: " + "; ".join(problems)
+                )
+            control = self._control_outcome(rows)
+            rivals = {r.method: self._placed(rows, r.select(), r.method, r.why)
+                      for r in self.rivals}  # fmt: skip
+            status, reason = _combine(status, control, rivals)
+            return self._verdict(status, estimate=estimate, control=control, rivals=rivals,
+                                 added=self._added(results, rows), reason=reason,
+                                 run_ids=sorted(map(str, rows.get("run_id", [])))
+                                 )  # fmt: skip
+        except (KeyboardInterrupt, GeneratorExit):
+            raise
+        except BaseException:  # plugin code, sys.exit included: its fault is its verdict
+            return self._verdict(Status.ERROR, reason=traceback.format_exc())
+
+    def _sample(self, rows: pd.DataFrame) -> Sample:
+        return self.kind.sample(rows, self.metric, self.unit, self.subject_select())  # type: ignore[union-attr]
+
+    def _test(self, rows: pd.DataFrame) -> tuple[Estimate, Status]:
+        """The estimate of the declared margin's test and its status."""
+        if not self.declared():
+            estimate = self.statistic(rows)
+            if not isinstance(estimate, Estimate):
+                return estimate, Status.ERROR  # estimate_problems names it
+            return estimate, self.hypothesis.decide(estimate)
+        sample = self._sample(rows)
+        return _estimate(sample, self.hypothesis, self.alpha), self.hypothesis.status(
+            sample, self.alpha
+        )
+
+    def _status_of(self, rows: pd.DataFrame) -> tuple[Status, Estimate | None, str]:
+        try:
+            estimate, status = self._test(rows)
+        except (KeyboardInterrupt, GeneratorExit):
+            raise
+        except Exception as err:
+            return Status.ERROR, None, f"{type(err).__name__}: {err}"
+        problems = estimate_problems(estimate, legacy=not self.declared())
+        if problems:
+            return Status.ERROR, None, "; ".join(problems)
+        return status, estimate, ""
+
+    def _control_outcome(self, rows: pd.DataFrame) -> Outcome | None:
+        if not self.declared():
+            try:
+                changed = self.control(rows.copy())
+            except NotImplementedError:
+                return None
+            status, estimate, reason = self._status_of(changed)
+            return Outcome("control", status, estimate, self.control_description, reason=reason)
+        control: Control = type(self).control  # type: ignore[assignment]
+        if not control.randomised:
+            status, estimate, reason = self._status_of(control.apply(rows, self.metric))
+            return Outcome("control", status, estimate, str(control), reason=reason)
+        statuses, first = [], None
+        for draw in range(control.draws):
+            rng = np.random.default_rng([draw, 20_251_207])
+            status, estimate, _ = self._status_of(control.apply(rows, self.metric, rng))
+            statuses.append(status)
+            first = first or estimate
+        failed = sum(s == Status.NOT_REPRODUCED for s in statuses) / len(statuses)
+        held = sum(s == Status.REPRODUCED for s in statuses) / len(statuses)
+        status = (Status.NOT_REPRODUCED if failed >= 0.95 else
+                  Status.REPRODUCED if held > 0.05 else Status.INCONCLUSIVE)  # fmt: skip
+        return Outcome("control", status, first, str(control), control.draws, failed)
+
+    def _placed(self, rows: pd.DataFrame, source: Select, name: str, why: str = "") -> Outcome:
+        """The claim's test with ``source``'s rows in the subject's place."""
+        try:
+            changed = swap(rows, source, self.subject_select())
+        except ValueError as err:
+            return Outcome(name, Status.NOT_RUN, None, why, reason=str(err))
+        status, estimate, reason = self._status_of(changed)
+        return Outcome(name, status, estimate, why, reason=reason)
+
+    def _added(self, results: pd.DataFrame, rows: pd.DataFrame) -> dict[str, Outcome]:
+        """Each method of another plugin in ``results``, put in the subject's place."""
+        subject = self.subject_method()
+        if subject is None or "method" not in results:
+            return {}
+        import pandas as pd
+
+        named = {m for need in self.required_cells() for m in need.methods}
+        ok = results[results["status"].eq("ok")] if "status" in results else results
+        candidates = set(ok["method"]) - named
+        if "plugin" in ok and rows["method"].eq(subject).any():
+            own = set(rows.loc[rows["method"].eq(subject), "plugin"])
+            candidates = set(ok.loc[~ok["plugin"].isin(own), "method"]) - named
+        out = {}
+        for method in sorted(candidates):
+            needs = [need for need in self.requires if subject in need.methods]
+            theirs = [need.rows(ok, method) for need in needs]
+            mine = pd.concat(theirs) if theirs else ok.iloc[:0]
+            if mine.empty:
+                continue
+            out[method] = self._placed(pd.concat([rows, mine]), Select(method), method)
+        return out
+
+
+def _estimate(sample: Sample, hypothesis: Hypothesis, alpha: float) -> Estimate:
+    low, high = sample.interval(1 - 2 * alpha)
+    p = hypothesis.p_value(sample)
+    return Estimate(sample.estimate, min(low, sample.estimate), max(high, sample.estimate), p,
+                    sample.n, sample.mde(alpha), f"{sample.test}; {hypothesis}",
+                    level=1 - 2 * alpha)  # fmt: skip
+
+
+def _combine(
+    status: Status, control: Outcome | None, rivals: Mapping[str, Outcome]
+) -> tuple[Status, str]:
+    """The claim's status once its control and rivals are known."""
+    if status != Status.REPRODUCED:
+        return status, ""
+    if control is not None and control.status == Status.REPRODUCED:
+        return Status.UNINFORMATIVE, "its control is reproduced too"
+    held = [name for name, o in rivals.items() if o.status == Status.REPRODUCED]
+    if held:
+        return Status.UNINFORMATIVE, f"rival {', '.join(held)} reproduces it too"
+    if control is not None and control.status != Status.NOT_REPRODUCED:
+        return Status.INCONCLUSIVE, f"control undecided ({control.summary})"
+    undecided = [
+        f"{n} ({o.status})" for n, o in rivals.items() if o.status != Status.NOT_REPRODUCED
+    ]
+    if undecided:
+        return Status.INCONCLUSIVE, f"rival undecided: {', '.join(undecided)}"
+    return status, ""

@@ -1,0 +1,128 @@
+"""Every claim of a family evaluated together, each in isolation, and Holm within the family.
+
+A claim's family is its plugin's claims (``Claim.family``; default the plugin's package).
+Holm's adjustment counts every member of the family, whichever of them a command asked
+for: a member without a p-value of its own (not run, in error) counts as p = 1. So a
+plugin's suite, ``all.yaml``, ``--claim NAME`` and ``harness claims --results`` give the
+same verdict for the same evidence, and a third party's claims never move a paper's.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from harness.claims.contract import Claim
+from harness.claims.hypotheses import ALPHA
+from harness.claims.isolation import call_isolated, claim_timeout
+from harness.stats import holm
+from harness.verdicts import Status, Verdict
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["evaluate_claims", "family_of"]
+
+
+def family_of(cls: type[Claim], registered: Iterable[type[Claim]]) -> list[type[Claim]]:
+    """The claims of ``registered`` in ``cls``'s family (``cls`` included), in order."""
+    name = cls.family_name()
+    members = [c for c in registered if c.family_name() == name]
+    return members if cls in members else [*members, cls]
+
+
+def evaluate_claims(
+    claims: Iterable[type[Claim]],
+    results: pd.DataFrame,
+    registered: Sequence[type[Claim]] = (),
+    timeout: float | None = None,
+) -> list[Verdict]:
+    """The verdicts of ``claims`` on ``results``, Holm-adjusted within each family.
+
+    :param registered: every installed claim; the families are taken from it (default:
+        the claims asked for make up their families).
+    :param timeout: seconds per claim (default ``HARNESS_CLAIM_TIMEOUT`` or 60); a claim
+        past it, or whose code ends its process, is ``error``.
+    """
+    asked = list(dict.fromkeys(claims))
+    pool = list(dict.fromkeys([*registered, *asked]))
+    limit = claim_timeout() if timeout is None else timeout
+    verdicts: dict[type[Claim], Verdict] = {}
+    for family in _families(asked, pool if registered else asked):
+        for cls in family:
+            verdicts[cls] = _evaluate(cls, _of_task(results, cls), limit)
+        _adjust(family, verdicts)
+    return [verdicts[cls] for cls in asked]
+
+
+def _families(asked: list[type[Claim]], pool: list[type[Claim]]) -> list[list[type[Claim]]]:
+    names = list(dict.fromkeys(cls.family_name() for cls in asked))
+    return [[c for c in pool if c.family_name() == name] for name in names]
+
+
+def _adjust(family: list[type[Claim]], verdicts: dict[type[Claim], Verdict]) -> None:
+    """Holm within ``family``: every member counted, members without a p-value as 1 (a
+    first-contract statistic that gives none is decided by its interval alone)."""
+    raw = []
+    for cls in family:
+        e = verdicts[cls].estimate
+        raw.append(1.0 if e is None else e.p_value)
+    adjusted = holm(raw)
+    for cls, p in zip(family, adjusted, strict=True):
+        v = verdicts[cls]
+        if v.estimate is None or not math.isfinite(p):
+            continue
+        changes: dict = {"p_adjusted": p}
+        if v.status == Status.REPRODUCED and p >= v.alpha:
+            changes["status"] = Status.INCONCLUSIVE
+            changes["reason"] = (f"Holm-adjusted p = {p:.3g} >= {v.alpha:g} across the"
+                                 f" {len(family)} claims of {v.family}")  # fmt: skip
+        verdicts[cls] = v.replace(**changes)
+        _units_needed(cls, verdicts, len(family))
+
+
+def _units_needed(cls: type[Claim], verdicts: dict[type[Claim], Verdict], size: int) -> None:
+    """For an inconclusive declared claim: units to decide it at the estimated effect and
+    spread, power 0.8, at the Bonferroni level of its family (Holm's first step)."""
+    v = verdicts[cls]
+    if v.status != Status.INCONCLUSIVE or v.estimate is None or v.band is None:
+        return
+    e = v.estimate
+    if not cls.declared() or not math.isfinite(e.mde) or e.mde <= 0:
+        return
+    from scipy import stats
+
+    low, high = v.band
+    distance = min(abs(e.estimate - low), abs(high - e.estimate))
+    if not math.isfinite(distance) or distance <= 0:
+        return
+    # the MDE scales as 1/sqrt(n): units for the effect at the stricter level
+    z_now = stats.norm.ppf(1 - v.alpha) + stats.norm.ppf(0.8)
+    z_need = stats.norm.ppf(1 - ALPHA / size) + stats.norm.ppf(0.8)
+    needed = math.ceil(e.n * (e.mde * z_need / z_now / distance) ** 2)
+    verdicts[cls] = v.replace(units_needed=max(needed, e.n + 1))
+
+
+def _evaluate(cls: type[Claim], results: pd.DataFrame, timeout: float) -> Verdict:
+    """``cls().evaluate(results)`` in isolation; ``error`` if it cannot be built, runs past
+    ``timeout`` or ends its process."""
+    outcome = call_isolated(_build_and_evaluate, cls, results, timeout=timeout)
+    if outcome.ok and isinstance(outcome.value, Verdict):
+        return outcome.value
+    task = cls.tasks()[0] if getattr(cls, "task", None) else ""
+    reason = outcome.error or f"evaluate returned {type(outcome.value).__name__}"
+    return Verdict(cls.name, task, str(getattr(cls, "source", "")),
+                   str(getattr(cls, "statement", "")), str(getattr(cls, "hypothesis", "")),
+                   str(getattr(cls, "unit", "")), Status.ERROR, family=cls.family_name(),
+                   reason=reason)  # fmt: skip
+
+
+def _build_and_evaluate(cls: type[Claim], results: pd.DataFrame) -> Verdict:
+    return cls().evaluate(results)
+
+
+def _of_task(results: pd.DataFrame, cls: type[Claim]) -> pd.DataFrame:
+    if "task" not in results:
+        return results
+    return results[results["task"].isin(cls.tasks())]

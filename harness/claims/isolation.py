@@ -1,0 +1,143 @@
+"""Claim code run where it cannot take the harness down: a forked child per call, with a
+time limit, its output discarded, its process group killed at the end.
+
+``os._exit``, ``sys.exit``, a fork, ``os.chdir``, a hang or megabytes of output in a
+statistic, a control or a claim's construction end only the child; the caller gets
+:class:`Isolated` with the error in words. Where ``fork`` is missing (or
+``HARNESS_CLAIM_ISOLATION=0``) the call runs in this process, with no time limit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import select
+import signal
+import struct
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["DEFAULT_TIMEOUT", "Isolated", "call_isolated", "claim_timeout"]
+
+DEFAULT_TIMEOUT = 60.0
+"""Seconds a claim's evaluation may take (``HARNESS_CLAIM_TIMEOUT`` sets it)."""
+
+_HEADER = struct.Struct("!Q")
+
+
+@dataclass(frozen=True)
+class Isolated:
+    """The outcome of an isolated call: ``value`` when ``ok``, else ``error`` in words."""
+
+    ok: bool
+    value: Any = None
+    error: str = ""
+
+
+def claim_timeout() -> float:
+    """The time limit of one claim in seconds: ``HARNESS_CLAIM_TIMEOUT`` or 60.
+
+    :raises ValueError: ``HARNESS_CLAIM_TIMEOUT`` is not a positive number.
+    """
+    raw = os.environ.get("HARNESS_CLAIM_TIMEOUT", "")
+    if not raw:
+        return DEFAULT_TIMEOUT
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not value > 0:
+        raise ValueError(f"HARNESS_CLAIM_TIMEOUT must be a positive number of seconds, got {raw!r}")
+    return value
+
+
+def call_isolated(function: Callable[..., Any], *args: Any, timeout: float) -> Isolated:
+    """``function(*args)`` in a forked child, its result pickled back within ``timeout``
+    seconds; never raises for what the child does (KeyboardInterrupt excepted)."""
+    if not hasattr(os, "fork") or os.environ.get("HARNESS_CLAIM_ISOLATION") == "0":
+        try:
+            return Isolated(True, function(*args))
+        except (KeyboardInterrupt, GeneratorExit):
+            raise
+        except BaseException:
+            return Isolated(False, error=traceback.format_exc())
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        os.close(read_end)
+        _child(function, args, write_end)
+    os.close(write_end)
+    try:
+        return _receive(pid, read_end, timeout)
+    finally:
+        os.close(read_end)
+        _end(pid)
+
+
+def _child(function: Callable[..., Any], args: tuple, write_end: int) -> None:
+    try:
+        os.setpgid(0, 0)
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGALRM):
+            signal.signal(sig, signal.SIG_DFL)
+        devnull = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(devnull, fd)
+        try:
+            payload = pickle.dumps(Isolated(True, function(*args)))
+        except BaseException:
+            payload = pickle.dumps(Isolated(False, error=traceback.format_exc()))
+        os.write(write_end, _HEADER.pack(len(payload)))
+        view = memoryview(payload)
+        while view:
+            view = view[os.write(write_end, view) :]
+    finally:
+        os._exit(0)
+
+
+def _receive(pid: int, read_end: int, timeout: float) -> Isolated:
+    deadline = time.monotonic() + timeout
+    buffer = bytearray()
+    size = None
+    while size is None or len(buffer) < _HEADER.size + size:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return Isolated(False, error=f"took longer than {timeout:g} s (HARNESS_CLAIM_TIMEOUT)")
+        ready, _, _ = select.select([read_end], [], [], min(left, 1.0))
+        if not ready:
+            continue
+        chunk = os.read(read_end, 1 << 20)
+        if not chunk:
+            status = _status(pid)
+            return Isolated(False, error=f"the claim's code ended its process ({status})"
+                            " before returning a verdict")  # fmt: skip
+        buffer += chunk
+        if size is None and len(buffer) >= _HEADER.size:
+            (size,) = _HEADER.unpack_from(buffer)
+    try:
+        return pickle.loads(bytes(buffer[_HEADER.size :]))
+    except Exception as err:
+        return Isolated(False, error=f"its result could not be read back ({err})")
+
+
+def _status(pid: int) -> str:
+    for _ in range(50):
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            if os.WIFEXITED(status):
+                return f"exit status {os.WEXITSTATUS(status)}"
+            return f"signal {os.WTERMSIG(status)}"
+        time.sleep(0.01)
+    return "still running"
+
+
+def _end(pid: int) -> None:
+    """Kill the child's process group (what it forked too) and reap the child."""
+    for target in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            target()
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, 0)

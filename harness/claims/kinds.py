@@ -1,0 +1,220 @@
+"""Claim kinds: what a claim measures over its units, declared instead of coded.
+
+Each kind reads the rows a claim selected (``of``: a :class:`~harness.claims.selection.Select`,
+by default the claim's subject), reduces them to one value per unit of replication
+(:func:`~harness.claims.selection.unit_values`: the mean of the claim's metric over the rows
+of each seed, or of each configuration) and returns a
+:class:`~harness.claims.samples.Sample` the claim's hypothesis tests:
+
+========================  ==============================================================
+:class:`Mean`             the mean over units (one-sample t)
+:class:`PairedGain`       subject minus baseline on shared units (paired t), signed so that
+                          positive means the subject is better
+:class:`LogLogSlope`      per unit, the OLS slope of log metric on log ``along`` (a rate
+                          exponent); t over the units' slopes
+:class:`Ratio`            per unit, subject over ``over``; t on the logs, shown as a ratio
+:class:`Rate`             the share of units above (or below) ``threshold``; exact binomial
+:class:`Statistic`        a function of the rows for what the others do not cover
+========================  ==============================================================
+
+Equivalence to a reference is a hypothesis (``Within(reference, margin)``) on any kind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from harness.claims.samples import BinomialSample, Sample, TSample
+from harness.claims.selection import Select, paired, unit_values
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["Kind", "LogLogSlope", "Mean", "PairedGain", "Rate", "Ratio", "Statistic"]
+
+
+class Kind:
+    """Base of the claim kinds. ``of`` restricts the rows read (default: the subject's)."""
+
+    of: Select | None = None
+
+    def sample(self, rows: pd.DataFrame, metric: str, unit: Any, subject: Select) -> Sample:
+        """The sample of the claim over ``rows`` (the ok rows of its cells).
+
+        :raises ValueError: the rows do not allow it (no rows, too few units, ...).
+        """
+        raise NotImplementedError
+
+    def _values(self, rows: pd.DataFrame, metric: str, unit: Any, subject: Select) -> pd.Series:
+        group = self.of or subject
+        chosen = group.rows(rows)
+        if chosen.empty:
+            raise ValueError(f"no rows of {group} among the claim's results")
+        return unit_values(chosen, metric, unit)
+
+    def describe(self, metric: str) -> str:
+        """The statistic in words, for the verdict table's notes."""
+        return f"{type(self).__name__} of {metric}"
+
+
+@dataclass(frozen=True)
+class Mean(Kind):
+    """The mean of the metric over units (one-sample t)."""
+
+    of: Select | None = None
+
+    def sample(self, rows: pd.DataFrame, metric: str, unit: Any, subject: Select) -> Sample:
+        values = self._values(rows, metric, unit, subject)
+        return TSample.of(values.to_numpy(float), f"mean, t over {len(values)} units")
+
+    def describe(self, metric: str) -> str:
+        return f"mean {metric}"
+
+
+@dataclass(frozen=True)
+class PairedGain(Kind):
+    """Subject minus ``baseline`` per shared unit (paired t), signed so that a positive
+    gain means the subject is better (``higher_is_better=False`` for errors and losses)."""
+
+    baseline: Select | str = ""
+    higher_is_better: bool = True
+    of: Select | None = None
+
+    def __post_init__(self) -> None:
+        if isinstance(self.baseline, str):
+            if not self.baseline:
+                raise ValueError("PairedGain needs a baseline (a method name or a Select)")
+            object.__setattr__(self, "baseline", Select(self.baseline))
+        if not isinstance(self.baseline, Select):
+            raise TypeError(f"PairedGain.baseline must be a Select or a method name,"
+                            f" got {self.baseline!r}")  # fmt: skip
+
+    def sample(self, rows: pd.DataFrame, metric: str, unit: Any, subject: Select) -> Sample:
+        mine = self._values(rows, metric, unit, subject)
+        base_rows = self.baseline.rows(rows)  # type: ignore[union-attr]
+        if base_rows.empty:
+            raise ValueError(f"no rows of the baseline {self.baseline} among the results")
+        a, b, units = paired(mine, unit_values(base_rows, metric, unit))
+        gain = a - b if self.higher_is_better else b - a
+        return TSample.of(gain, f"paired t over {len(units)} shared units")
+
+    def describe(self, metric: str) -> str:
+        sign = "" if self.higher_is_better else " (lower is better)"
+        return f"gain in {metric} over {self.baseline}{sign}"
+
+
+@dataclass(frozen=True)
+class LogLogSlope(Kind):
+    """Per unit, the OLS slope of ``log metric`` on ``log along`` (a column: a dataset or
+    method param such as ``"dataset.n"``), the metric first averaged per level; a t interval
+    over the units' slopes (each unit is one whole curve, so its points are never treated as
+    independent)."""
+
+    along: str = ""
+    of: Select | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.along, str) or not self.along:
+            raise ValueError("LogLogSlope needs along='dataset.<param>' (the x axis)")
+
+    def sample(self, rows: pd.DataFrame, metric: str, unit: Any, subject: Select) -> Sample:
+        from harness.claims.selection import unit_columns
+
+        chosen = (self.of or subject).rows(rows)
+        if self.along not in chosen:
+            raise ValueError(f"no column {self.along!r} (the slope's x) among the results")
+        if metric not in chosen:
+            raise ValueError(f"no metric column {metric!r} in the results")
+        columns = unit_columns(chosen, unit)
+        frame = chosen.assign(_x=chosen[self.along].astype(float), _y=chosen[metric].astype(float))
+        frame = frame.assign(_u=frame[columns].astype(str).agg("|".join, axis=1))
+        curves = frame.groupby(["_u", "_x"])["_y"].mean().reset_index()
+        slopes = []
+        for _, curve in curves.groupby("_u"):
+            x, y = curve["_x"].to_numpy(), curve["_y"].to_numpy()
+            if len(x) < 2:
+                continue
+            if np.any(x <= 0) or np.any(y <= 0):
+                raise ValueError(f"a log-log slope needs positive {self.along} and {metric}")
+            slopes.append(float(np.polyfit(np.log(x), np.log(y), 1)[0]))
+        if len(slopes) < 2:
+            raise ValueError(f"a slope needs at least 2 units with 2 levels of {self.along},"
+                             f" got {len(slopes)}")  # fmt: skip
+        return TSample.of(slopes, f"log-log slope per unit, t over {len(slopes)} units")
+
+    def describe(self, metric: str) -> str:
+        return f"log-log slope of {metric} in {self.along}"
+
+
+@dataclass(frozen=True)
+class Ratio(Kind):
+    """Per unit, the subject's metric over ``over``'s; a t test on the log ratios (a
+    geometric-mean ratio), margins on the ratio scale."""
+
+    over: Select | str = ""
+    of: Select | None = None
+
+    def __post_init__(self) -> None:
+        if isinstance(self.over, str):
+            if not self.over:
+                raise ValueError("Ratio needs over= (a method name or a Select)")
+            object.__setattr__(self, "over", Select(self.over))
+
+    def sample(self, rows: pd.DataFrame, metric: str, unit: Any, subject: Select) -> Sample:
+        mine = self._values(rows, metric, unit, subject)
+        other = self.over.rows(rows)  # type: ignore[union-attr]
+        if other.empty:
+            raise ValueError(f"no rows of {self.over} among the results")
+        a, b, units = paired(mine, unit_values(other, metric, unit))
+        if np.any(a <= 0) or np.any(b <= 0):
+            raise ValueError(f"a ratio needs positive {metric} values")
+        return TSample.of(np.log(a / b), f"ratio, t on logs over {len(units)} units", "log")
+
+    def describe(self, metric: str) -> str:
+        return f"ratio of {metric} to {self.over}"
+
+
+@dataclass(frozen=True)
+class Rate(Kind):
+    """The share of units whose value is above ``threshold`` (below with ``above=False``):
+    exact binomial over independent units."""
+
+    threshold: float = 0.5
+    above: bool = True
+    of: Select | None = None
+
+    def sample(self, rows: pd.DataFrame, metric: str, unit: Any, subject: Select) -> Sample:
+        values = self._values(rows, metric, unit, subject).to_numpy(float)
+        hits = values > self.threshold if self.above else values < self.threshold
+        return BinomialSample(int(hits.sum()), int(values.size))
+
+    def describe(self, metric: str) -> str:
+        side = ">" if self.above else "<"
+        return f"share of units with {metric} {side} {self.threshold:g}"
+
+
+@dataclass(frozen=True)
+class Statistic(Kind):
+    """A function of the rows, for what the other kinds do not cover:
+    ``function(rows, metric, unit, subject) -> Sample`` (a ``TSample`` or a
+    ``BinomialSample``; never an interval it computed itself, so that the hypothesis still
+    runs the test)."""
+
+    function: Callable[..., Sample] | None = None
+    description: str = "a custom statistic"
+
+    def sample(self, rows: pd.DataFrame, metric: str, unit: Any, subject: Select) -> Sample:
+        if self.function is None:
+            raise ValueError("Statistic needs function=")
+        out = self.function(rows, metric, unit, subject)
+        if not isinstance(out, (TSample, BinomialSample)):
+            raise TypeError(f"a Statistic's function must return a TSample or a BinomialSample,"
+                            f" got {type(out).__name__}")  # fmt: skip
+        return out
+
+    def describe(self, metric: str) -> str:
+        return self.description
