@@ -1,21 +1,33 @@
 """Hook implementations of the 'ftrl-shocks' plugin: they only return classes."""
 
 from harness import hookimpl
-from harness_ftrl_shocks.datasets import GaussianMean
-from harness_ftrl_shocks.methods import PredictMean
-from harness_ftrl_shocks.metrics import SquaredError
+from harness_ftrl_shocks import datasets, methods, metrics
 
 
 @hookimpl
 def harness_datasets():
-    return [GaussianMean]
+    return [
+        datasets.MatchingPennies,
+        datasets.RockPaperScissors,
+        datasets.Coordination,
+        datasets.PrisonersDilemma,
+        datasets.ClubGame,
+        datasets.RandomGame,
+    ]
 
 
 @hookimpl
 def harness_methods():
-    return [PredictMean]
+    return [methods.StochasticFTRL, methods.MeanRevertingShocks]
 
 
 @hookimpl
 def harness_metrics():
-    return [SquaredError]
+    return [
+        metrics.Hitting,
+        metrics.Returns,
+        metrics.LimitSet,
+        metrics.SpanMass,
+        metrics.BoundaryDistance,
+        metrics.BoundaryCurve,
+    ]
