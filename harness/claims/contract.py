@@ -316,8 +316,16 @@ class Claim(Component):
             problems.append("rivals must be a tuple of harness.Rival")
         else:
             subject = cls.subject_method()
+            mine = cls.subject_select()
             for rival in cls.rivals:
-                if rival.method == subject:
+                same = (
+                    rival.method == subject
+                    and all(
+                        param_matches(rival.params.get(k), v) for k, v in mine.method_params.items()
+                    )
+                    and set(rival.params) <= set(mine.method_params)
+                )
+                if same:
                     problems.append(f"rival {rival.method!r} is the subject itself")
             if cls.rivals and not subject:
                 problems.append("rivals need a subject (the method they stand in for)")
