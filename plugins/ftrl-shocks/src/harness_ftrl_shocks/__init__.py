@@ -1,7 +1,7 @@
 """Hook implementations of the 'ftrl-shocks' plugin: they only return classes."""
 
 from harness import hookimpl
-from harness_ftrl_shocks import datasets, methods, metrics
+from harness_ftrl_shocks import claims, datasets, methods, metrics
 
 
 @hookimpl
@@ -30,4 +30,15 @@ def harness_metrics():
         metrics.SpanMass,
         metrics.BoundaryDistance,
         metrics.BoundaryCurve,
+    ]
+
+
+@hookimpl
+def harness_claims():
+    return [
+        claims.ShocksReachPureStrategies,
+        claims.ShocksReturnToPureStrategies,
+        claims.ShocksDriftToBoundary,
+        claims.SettlesOnlyAtPureNash,
+        claims.ClosedSpanAttracts,
     ]
