@@ -35,10 +35,4 @@ def harness_metrics():
 
 @hookimpl
 def harness_claims():
-    return [
-        claims.ShocksReachPureStrategies,
-        claims.ShocksReturnToPureStrategies,
-        claims.ShocksDriftToBoundary,
-        claims.SettlesOnlyAtPureNash,
-        claims.ClosedSpanAttracts,
-    ]
+    return list(claims.CLAIMS)

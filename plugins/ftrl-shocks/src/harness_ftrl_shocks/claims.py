@@ -19,6 +19,7 @@ from harness import Cells, Claim, Greater, Less, Rival, Select, Source
 from harness.claims import Mean, Swap
 
 __all__ = [
+    "CLAIMS",
     "ClosedSpanAttracts",
     "SettlesOnlyAtPureNash",
     "ShocksDriftToBoundary",
@@ -53,8 +54,10 @@ class ShocksReachPureStrategies(Claim):
     player) pairs 0.01-close to a pure strategy by t = 30 (``hitting.rate``); hitting times
     are heavy-tailed, so a rate by a fixed horizon, never a mean time. Margin: pilot (seeds
     1000-1002) gave 0.988, 0.990 (sigma = 1), 0 (sigma = 0), 0.085, 0.068 (OU rate 4); the
-    margin 0.95 lies between. Source: abstract (read); the paper's estimate of the time was
-    not read.
+    margin 0.95 lies between.
+
+    Source: Cauvin, Legacci, Mertikopoulos, ICML 2025 (arXiv 2506.13286), abstract (read); the
+    paper's estimate of the time was not read.
     """
 
     name = "shocks-reach-pure-strategies"
@@ -83,8 +86,11 @@ class ShocksReturnToPureStrategies(Claim):
     enter a 0.01-neighbourhood of a pure strategy at least twice by t = 30, having fallen
     below probability 0.75 on every pure strategy in between (``returns.rate``). Margin:
     pilot gave 0.932, 0.963 (sigma = 1), 0 (sigma = 0), 0.033, 0.030 (OU rate 4); margin
-    0.8. Source: abstract (read): they "return arbitrarily close to some (possibly
-    different) pure strategy infinitely often"; a finite horizon sees two visits at most.
+    0.8.
+
+    Source: Cauvin, Legacci, Mertikopoulos, ICML 2025 (arXiv 2506.13286), abstract (read): they
+    "return arbitrarily close to some (possibly different) pure strategy infinitely often"; a
+    finite horizon sees two visits at most.
     """
 
     name = "shocks-return-to-pure-strategies"
@@ -113,8 +119,10 @@ class ShocksDriftToBoundary(Claim):
     smallest action probability (``boundary-distance.change``; 0.25 at the start).
     Margin: pilot gave -0.238, -0.240 (sigma = 1), +0.011 (sigma = 0, a point on its closed
     orbit), -0.088, -0.081 (OU rate 4); margin -0.15. At OU rate 1 (shocks that persist
-    over a cycle) the pilot gave -0.20: such shocks drift too, slower. Source: abstract
-    (read); which functional the paper shows to drift was not read.
+    over a cycle) the pilot gave -0.20: such shocks drift too, slower.
+
+    Source: Cauvin, Legacci, Mertikopoulos, ICML 2025 (arXiv 2506.13286), abstract (read)
+    Which functional the paper shows to drift was not read.
     """
 
     name = "shocks-drift-to-boundary"
@@ -143,8 +151,10 @@ class SettlesOnlyAtPureNash(Claim):
     stay 0.01-close to one pure Nash equilibrium over the last fifth of t in [0, 20]
     (``limit-set.nash``). Margin: pilot gave 0.970, 0.990, 0.985 (sigma = 1), 0 (sigma = 0);
     margin 0.9. No rival: mean-reverting shocks (pilot 0.995-1.0) also push play off an
-    unstable rest point, which is no part of the paper's mechanism to rule out. Source:
-    abstract (read): "the only possible limits ... are pure Nash equilibria".
+    unstable rest point, which is no part of the paper's mechanism to rule out.
+
+    Source: Cauvin, Legacci, Mertikopoulos, ICML 2025 (arXiv 2506.13286), abstract (read):
+    "the only possible limits ... are pure Nash equilibria".
     """
 
     name = "shocks-settle-only-at-pure-nash"
@@ -176,8 +186,11 @@ class ClosedSpanAttracts(Claim):
     0.62-0.66 (not closed, the control's game) at sigma = 1; margin 0.95 on the mean mass.
     Control: the not-closed game's cells in the closed game's place. No rival: deterministic
     FTRL keeps a closed span too (pilot 1.0); the paper's claim is that shocks do not break it.
-    Source: abstract (read): "a span of pure strategies is stable and attracting if and only
-    if it is closed under better replies".
+
+
+    Source: Cauvin, Legacci, Mertikopoulos, ICML 2025 (arXiv 2506.13286), abstract (read): "a
+    span of pure strategies is stable and attracting if and only if it is closed under better
+    replies".
     """
 
     name = "closed-span-attracts-under-shocks"
@@ -207,3 +220,12 @@ class ClosedSpanAttracts(Claim):
         target=Select(FTRL, method_params={"sigma": 1.0}, dataset_params={"closed": True}),
         description="the game whose span is not closed under better replies in its place",
     )
+
+
+CLAIMS: tuple[type[Claim], ...] = (
+    ShocksReachPureStrategies,
+    ShocksReturnToPureStrategies,
+    ShocksDriftToBoundary,
+    SettlesOnlyAtPureNash,
+    ClosedSpanAttracts,
+)
