@@ -1,21 +1,41 @@
-"""Hook implementations of the 'lsmooth-gd' plugin: they only return classes."""
+"""Hook implementations of the ``lsmooth-gd`` plugin: they only return classes."""
 
 from harness import hookimpl
-from harness_lsmooth_gd.datasets import GaussianMean
-from harness_lsmooth_gd.methods import PredictMean
-from harness_lsmooth_gd.metrics import SquaredError
+from harness_lsmooth_gd.claims import CLAIMS
+from harness_lsmooth_gd.datasets import CoshDataset, DigitsLogistic, LogBarrier, PowerDataset
+from harness_lsmooth_gd.methods import (
+    L0L1GD,
+    ArmijoGD,
+    ClippedGD,
+    ConstantGD,
+    LSmoothGD,
+    NormalizedGD,
+)
+from harness_lsmooth_gd.metrics import (
+    EvalsToTolerance,
+    Final,
+    GradientNorm,
+    Suboptimality,
+    SuboptimalityPerEval,
+    TailRate,
+)
 
 
 @hookimpl
 def harness_datasets():
-    return [GaussianMean]
+    return [PowerDataset, CoshDataset, LogBarrier, DigitsLogistic]
 
 
 @hookimpl
 def harness_methods():
-    return [PredictMean]
+    return [LSmoothGD, ConstantGD, L0L1GD, ClippedGD, NormalizedGD, ArmijoGD]
 
 
 @hookimpl
 def harness_metrics():
-    return [SquaredError]
+    return [Suboptimality, SuboptimalityPerEval, GradientNorm, Final, EvalsToTolerance, TailRate]
+
+
+@hookimpl
+def harness_claims():
+    return list(CLAIMS)
