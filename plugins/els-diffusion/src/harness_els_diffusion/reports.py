@@ -1,1 +1,38 @@
-"""Reports of the 'els-diffusion' task (none yet): return {name: Figure or DataFrame}."""
+"""Reports of the 'els-diffusion' task."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from harness import Report
+
+__all__ = ["MethodTable"]
+
+_COLUMNS = [
+    "r2-to-trained.median",
+    "r2-to-trained.mismatched",
+    "nearest-image.train",
+    "nearest-image.heldout",
+    "nearest-image.copies",
+    "mosaic.sources",
+    "mosaic.patch_rms",
+]
+
+
+class MethodTable(Report):
+    """Every metric's mean over seeds, one row per method configuration.
+
+    Source: this plugin.
+    """
+
+    name = "method-table"
+    task = "els-diffusion"
+
+    def build(self, results: pd.DataFrame, curves: dict) -> dict[str, pd.DataFrame]:
+        ok = results[results["status"] == "ok"].copy()
+        patch = ok["method.patch"] if "method.patch" in ok else pd.Series("", index=ok.index)
+        ok["configuration"] = ok["method"] + patch.fillna("").map(
+            lambda p: f" [patch={p}]" if p not in ("", "nan") else ""
+        )
+        columns = [c for c in _COLUMNS if c in ok]
+        return {"method-table": ok.groupby("configuration")[columns].mean().round(3)}

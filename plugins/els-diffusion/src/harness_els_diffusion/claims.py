@@ -1,0 +1,3 @@
+"""The paper's claims (filled in below)."""
+
+CLAIMS: tuple = ()
