@@ -5,7 +5,8 @@ from ``harness results`` exports (``harness claims --results``), checked against
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from harness.claims import Cells, Claim, _param_matches
@@ -15,6 +16,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
+    "Matched",
     "cells_of",
     "check_results",
     "claims_for_cells",
@@ -46,17 +48,31 @@ def suite_claims(
 ) -> list[type[Claim]]:
     """The claims some of whose required cells are among ``cells``, or the claims ``names``.
 
-    :raises SuiteError: a name no installed plugin's claim has (listing the known ones).
+    :raises SuiteError: a name no installed plugin's claim has (listing the known ones), or
+        a name that claims of two tasks share (listing the tasks and their plugins).
     """
     every = registered(registry)
     if not names:
         return claims_for_cells(every, cells)
-    by_name = {cls.name: cls for cls in every}
+    by_name: dict[str, list[type[Claim]]] = {}
+    for cls in every:
+        by_name.setdefault(cls.name, []).append(cls)
     unknown = [n for n in names if n not in by_name]
     if unknown:
         known = ", ".join(sorted(by_name)) or "(none)"
         raise SuiteError(f"Unknown claim {', '.join(map(repr, unknown))}. Known: {known}.")
-    return [by_name[n] for n in names]
+    for name in names:
+        if len(by_name[name]) > 1:
+            plugins = {e.cls: e.plugin for e in registry.entries["claim"].values()}
+            tasks = "; ".join(
+                f"task '{'/'.join(cls.tasks())}' (plugin '{plugins[cls]}')" for cls in by_name[name]
+            )
+            raise SuiteError(
+                f"Claim {name!r} is ambiguous: claims of {len(by_name[name])} tasks have that"
+                f" name: {tasks}. A claim name must be unique across tasks: rename one, or"
+                " leave one plugin out with HARNESS_DISABLE_PLUGINS."
+            )
+    return [by_name[n][0] for n in names]
 
 
 def cells_of(
@@ -88,7 +104,9 @@ def cells_of(
 
 
 def read_results(path: str | Any) -> pd.DataFrame:
-    """A ``harness results`` export (``.parquet``, ``.csv`` or ``.json``) as a table.
+    """A ``harness results`` export (``.parquet``, ``.csv`` or ``.json``) as a table, its
+    params as the store holds them (strings; a CSV's params are read as text, so ``1`` is
+    not read back as ``1.0`` nor ``true`` as ``True``).
 
     :raises SuiteError: the file is missing, of another format, or not such an export.
     """
@@ -104,7 +122,9 @@ def read_results(path: str | Any) -> pd.DataFrame:
         if file.suffix == ".parquet":
             frame = pd.read_parquet(file)
         elif file.suffix == ".csv":
-            frame = pd.read_csv(file, dtype={"seed": "Int64"})
+            header = pd.read_csv(file, nrows=0).columns
+            text = {c: str for c in header if c.startswith(_PARAMS)}
+            frame = pd.read_csv(file, dtype={"seed": "Int64", **text})
         elif file.suffix == ".json":
             frame = pd.DataFrame(json.loads(file.read_text())["rows"])
         else:
@@ -117,9 +137,12 @@ def read_results(path: str | Any) -> pd.DataFrame:
     if not needed <= set(frame.columns):
         missing = ", ".join(sorted(needed - set(frame.columns)))
         raise SuiteError(f"--results {file} is not a 'harness results' export (no {missing}).")
-    for column in [c for c in frame.columns if c.startswith(("dataset.", "method."))]:
+    for column in [c for c in frame.columns if c.startswith(_PARAMS)]:
         frame[column] = frame[column].map(_param_text)  # as the store gives them: strings
     return _whole_rows(frame, file)
+
+
+_PARAMS = ("dataset.", "method.")
 
 
 def _whole_rows(frame: pd.DataFrame, file: Any) -> pd.DataFrame:
@@ -165,22 +188,19 @@ def _param_text(value: Any) -> str | None:
 
 def of_cells(frame: pd.DataFrame, cells: Sequence[Any]) -> pd.DataFrame:
     """The rows of ``harness results`` exports that are the suite's cells as the options
-    shape it (``--seeds``, ``--method``, ...: by task, dataset, method and seed), each cell
-    once.
+    shape it (``--seeds``, ``--method``, ...), each cell once: a row is a cell's when it has
+    the cell's ``cell_hash`` (its full identity: task, dataset and method with every param,
+    seed, metrics, plugin versions and code; :class:`harness.identity.Cell`), as the store
+    decides which runs are a cell's. :func:`check_results` says what is left out and why.
 
     :raises SuiteError: a cell found twice with other runs (two exports of one cell, say
         before and after a ``--force``): which one is its truth is not known.
     """
-    keys = {(c.task, c.dataset, c.method, int(c.seed)) for c in cells}
-    import pandas as pd
-
-    seeds = frame["seed"].map(lambda s: -1 if pd.isna(s) else int(s))
-    columns = (frame["task"], frame["dataset"], frame["method"], seeds)
-    mine = [k in keys for k in zip(*columns, strict=True)]
-    out = frame[mine]
+    hashes = {c.cell_hash for c in cells}
+    out = frame[frame["cell_hash"].isin(hashes)] if "cell_hash" in frame else frame.iloc[:0]
     if "run_id" in out:
         out = out.drop_duplicates("run_id")
-    if "cell_hash" in out and out["cell_hash"].duplicated().any():
+    if out["cell_hash"].duplicated().any():
         twice = out.loc[out["cell_hash"].duplicated(), "cell_hash"].iloc[0]
         raise SuiteError(
             f"--results hold cell {twice} more than once, from different runs: export each"
@@ -189,27 +209,136 @@ def of_cells(frame: pd.DataFrame, cells: Sequence[Any]) -> pd.DataFrame:
     return out
 
 
-def check_results(frame: pd.DataFrame, registry: Any, cells: Sequence[Any], where: str) -> None:
-    """Refuse results from another suite or plugin version, naming the mismatch.
+@dataclass(frozen=True)
+class Matched:
+    """What :func:`check_results` found in one export: ``rows``, those that are the suite's
+    cells, and ``left_out`` rows of other configurations (not cells of the suite as its
+    options shape it: other params, seeds, datasets or methods), ``example`` naming one."""
 
-    :raises SuiteError: a (task, dataset, method) of ``frame`` that the suite has no cell
-        for, or a ``plugin_version`` other than the installed plugin's.
-    """
-    have = {(c.task, c.dataset, c.method) for c in cells}
-    rows = frame[["task", "dataset", "method"]].drop_duplicates().itertuples(index=False)
-    stray = [tuple(r) for r in rows if tuple(r) not in have]
-    if stray:
-        shown = "; ".join("/".join(map(str, s)) for s in stray[:3])
-        raise SuiteError(
-            f"{where} holds results of cells the suite does not have ({shown}"
-            f"{' ...' if len(stray) > 3 else ''}): it comes from another suite."
+    where: str
+    rows: pd.DataFrame
+    left_out: int = 0
+    example: str = ""
+
+    @property
+    def note(self) -> str:
+        """One line saying what was left out, or ``""``."""
+        if not self.left_out:
+            return ""
+        rows = "row" if self.left_out == 1 else "rows"
+        return (
+            f"{self.where}: {self.left_out:,} {rows} of other configurations left out (no cell"
+            f" of the suite as its options shape it), e.g. {self.example}."
         )
-    if {"plugin", "plugin_version"} <= set(frame.columns):
-        pairs = frame[["plugin", "plugin_version"]].drop_duplicates().itertuples(index=False)
-        for plugin, version in pairs:
-            installed = registry.plugins.get(plugin)
-            if installed is not None and str(version) != str(installed):
-                raise SuiteError(
-                    f"{where} was made with {plugin} {version}; {installed} is installed."
-                    " Re-run the suite and export its results again."
-                )
+
+
+def check_results(frame: pd.DataFrame, registry: Any, cells: Sequence[Any], where: str) -> Matched:
+    """The rows of ``frame`` (one export) that are the suite's ``cells``, matched by their
+    full identity, and what is left out.
+
+    A row is matched to the cell of its task, dataset, method and seed whose every dataset
+    and method param it has, with the same value (as the store logs it; other params the
+    row holds are values a component logged, not its configuration). A row that matches no
+    cell is of another configuration: left out and counted (:attr:`Matched.note`). A
+    matched row is the cell's result only if it was made by the code the cell would run
+    now: the same ``cell_hash`` (which covers metrics, plugin versions and code
+    fingerprints), ``plugin_version`` and ``plugin_fingerprint``; the store reruns such a
+    cell rather than read it, and so this refuses it.
+
+    :raises SuiteError: an export without ``cell_hash``; one that holds none of the suite's
+        cells (another suite); a row made with another plugin version or other code,
+        naming the row, the cell and what changed.
+    """
+    if "cell_hash" not in frame:
+        raise SuiteError(
+            f"{where} has no cell_hash column: its rows cannot be tied to the suite's cells;"
+            " export the results again with 'harness results'."
+        )
+    candidates: dict[tuple, list[tuple[Any, dict[str, str]]]] = {}
+    for cell in cells:
+        params = {k: v for k, v in cell.params().items() if k.startswith(_PARAMS)}
+        key = (cell.task, cell.dataset, cell.method, int(cell.seed))
+        candidates.setdefault(key, []).append((cell, params))
+    keep, other, stale = [], [], []
+    for position, row in enumerate(frame.to_dict("records")):
+        key = (row["task"], row["dataset"], row["method"], _seed(row["seed"]))
+        found = [c for c, params in candidates.get(key, ()) if _has(row, params)]
+        if not found:
+            other.append((position, row, candidates.get(key, ())))
+            continue
+        cell = next((c for c in found if c.cell_hash == row["cell_hash"]), found[0])
+        problem = _other_code(row, cell, registry)
+        if problem:
+            stale.append((position, row, problem))
+        keep.append(position)
+    if stale:
+        position, row, problem = stale[0]
+        more = f" ({len(stale) - 1:,} more rows alike)" if len(stale) > 1 else ""
+        raise SuiteError(
+            f"{where}: {_named_row(position, row)} {problem}{more}. The store reruns such a"
+            " cell rather than read it: run the suite again and export its results."
+        )
+    if not keep and len(frame):
+        position, row, near = other[0]
+        raise SuiteError(
+            f"{where} holds results of cells the suite does not have ({_named_row(position, row)}"
+            f" {_differs(row, near)}, and every other row): it comes from another suite."
+        )
+    example = ""
+    if other:
+        position, row, near = other[0]
+        example = f"{_named_row(position, row)} {_differs(row, near)}"
+    return Matched(where, frame.iloc[keep], len(other), example)
+
+
+def _seed(value: Any) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return -1
+
+
+def _has(row: Mapping[str, Any], params: Mapping[str, str]) -> bool:
+    return all(row.get(k) == v for k, v in params.items())
+
+
+def _named_row(position: int, row: Mapping[str, Any]) -> str:
+    return (
+        f"row {position + 1} ({row['task']}/{row['dataset']}/{row['method']}, seed {row['seed']})"
+    )
+
+
+def _differs(row: Mapping[str, Any], near: Sequence[tuple[Any, dict[str, str]]]) -> str:
+    """Why ``row`` is none of the ``near`` cells (those of its task, dataset, method and
+    seed): the first param whose value differs, or that no such cell exists."""
+    for _, params in near:
+        for k, v in params.items():
+            if row.get(k) != v:
+                return f"has {k}={row.get(k)}, the suite's cell {v}"
+    return "is no cell of the suite"
+
+
+def _other_code(row: Mapping[str, Any], cell: Any, registry: Any) -> str:
+    """What makes ``row`` a result of other code than ``cell`` would run now, or ``""``."""
+    plugin = row.get("plugin")
+    installed = registry.plugins.get(plugin) if plugin else None
+    version = row.get("plugin_version")
+    if installed is not None and _given(version) and str(version) != str(installed):
+        return f"was made with {plugin} {version}; {installed} is installed"
+    fingerprint, now = row.get("plugin_fingerprint"), dict(cell.code).get(plugin)
+    if _given(fingerprint) and now is not None and str(fingerprint) != now:
+        return (
+            f"was made by other code of plugin {plugin} (fingerprint {fingerprint}; the"
+            f" installed code's is {now})"
+        )
+    if row["cell_hash"] != cell.cell_hash:
+        plugins = " or ".join(dict.fromkeys(p for p, _ in cell.code)) or "its plugins"
+        return (
+            f"is of cell {row['cell_hash']}, not of the suite's cell {cell.cell_hash}: the code"
+            f" or version of {plugins}, or the suite's metrics, changed since it was made"
+        )
+    return ""
+
+
+def _given(value: Any) -> bool:
+    return value is not None and not (isinstance(value, float) and math.isnan(value))

@@ -8,6 +8,7 @@ whole. :meth:`Registry.fingerprint` is :mod:`harness.fingerprint`'s digest of a 
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping
@@ -252,6 +253,7 @@ def build_registry(
     for name, components in returned.items():
         if name not in broken:
             _index(registry, name, components, fault)
+    _check_claims(registry, fault)
     for name in broken:
         registry.plugins.pop(name, None)
     registry.broken = broken
@@ -337,10 +339,70 @@ def _index(
         for kind, cls in components:
             _add(registry, kind, cls, plugin, registry.plugins[plugin])
     except PluginError as err:
-        for by_key in registry.entries.values():  # leave the whole plugin out
-            for key in [k for k, e in by_key.items() if e.plugin == plugin]:
-                del by_key[key]
+        _leave_out(registry, plugin)
         fault(plugin, str(err).split(" Uninstall one or set")[0])
+
+
+def _leave_out(registry: Registry, plugin: str) -> None:
+    """Remove every component of ``plugin`` from ``registry`` (a faulty plugin goes whole)."""
+    for by_key in registry.entries.values():
+        for key in [k for k, e in by_key.items() if e.plugin == plugin]:
+            del by_key[key]
+
+
+def _check_claims(registry: Registry, fault: Callable[[str, str], None]) -> None:
+    """Leave out each plugin with a claim naming a dataset or method its task lacks (once
+    every plugin is indexed: a claim may name another plugin's method), until none is left
+    that does (a plugin left out may take a method another plugin's claim names)."""
+    while True:
+        faulty: dict[str, str] = {}
+        for entry in registry.entries["claim"].values():
+            problems = unknown_references(entry.cls, registry)
+            if problems and entry.plugin not in faulty:
+                faulty[entry.plugin] = (
+                    f"Plugin '{entry.plugin}': claim '{entry.cls.name}': {'; '.join(problems)}."
+                )
+        if not faulty:
+            return
+        for plugin, message in faulty.items():
+            _leave_out(registry, plugin)
+            fault(plugin, message)
+
+
+def unknown_references(claim: type[Claim], registry: Registry) -> list[str]:
+    """Each dataset or method that ``claim`` names and its task lacks, by field: its cells
+    (``requires[i].dataset``, ``requires[i].methods``), ``subject``, ``rivals[i].method``
+    and every :class:`~harness.claims.Select` of its ``kind`` and ``control``
+    (``kind.baseline``, ``control.source``). Empty when every name exists."""
+    from harness.claims import Select
+
+    tasks = claim.tasks()
+    known = {
+        kind: sorted({name for task in tasks for name in registry.names(kind, task)})
+        for kind in ("dataset", "method")
+    }
+    named: list[tuple[str, str, str | None]] = []  # (field, kind, name)
+    for i, need in enumerate(getattr(claim, "requires", ()) or ()):
+        named.append((f"requires[{i}].dataset", "dataset", need.dataset))
+        named += [(f"requires[{i}].methods", "method", m) for m in need.methods]
+    named.append(("subject", "method", claim.subject_method()))
+    named += [(f"rivals[{i}].method", "method", r.method) for i, r in enumerate(claim.rivals)]
+    for part in ("kind", "control"):
+        value = getattr(claim, part, None)
+        if not dataclasses.is_dataclass(value) or isinstance(value, type):
+            continue
+        for f in dataclasses.fields(value):
+            select = getattr(value, f.name)
+            if isinstance(select, Select):
+                named.append((f"{part}.{f.name}", "method", select.method))
+                named.append((f"{part}.{f.name}.dataset", "dataset", select.dataset))
+    where = "/".join(tasks)
+    return [
+        f"{field_name} names {kind} {shown(name)}, which task '{where}' does not have"
+        f" (known: {', '.join(known[kind]) or '(none)'})"
+        for field_name, kind, name in named
+        if name is not None and name not in known[kind]
+    ]
 
 
 def _add(registry: Registry, kind: str, cls: object, plugin: str, version: str) -> None:

@@ -19,6 +19,7 @@ that the checks use instead of the defaults, so that they run in about a second.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import inspect
@@ -31,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from harness.cell import MetricValueError, NonFiniteMetricError, metric_values
+from harness.claims import Claim, Select
 from harness.components import (
     Component,
     Curve,
@@ -45,7 +47,7 @@ from harness.components import (
 )
 from harness.errors import PluginError
 from harness.isolation import READ_ONLY_HINT, changed_parts, part_hashes, read_only
-from harness.registry import KINDS, Registry, build_registry
+from harness.registry import KINDS, Registry, build_registry, unknown_references
 
 __all__ = ["CHECKS", "check_results", "iter_checks", "parametrize_with_checks", "run_checks"]
 
@@ -318,6 +320,77 @@ def check_build_on_check_results(cls: type[Component], registry: Registry) -> No
         _close_figures(items)
 
 
+def check_claim_names_existing_components(cls: type[Component], registry: Registry) -> None:
+    """Every dataset, method and param a claim names exists in its task: its cells
+    (``requires[i]``), ``subject``, ``rivals[i]`` and the selections of its ``kind`` and
+    ``control``; a dataset param may also be a key of the dataset's ``describe()``. Each
+    problem is named by its field."""
+    if not issubclass(cls, Claim):
+        raise Skip("not a claim")
+    problems = unknown_references(cls, registry) + _unknown_params(cls, registry)
+    assert not problems, f"claim '{cls.name}' [claim-names]: " + "; ".join(problems)
+
+
+def _unknown_params(claim: type[Claim], registry: Registry) -> list[str]:
+    """Each param a claim names that the named component lacks, by field (components
+    that do not exist are :func:`harness.registry.unknown_references`'s to report)."""
+    named: list[tuple[str, str, str | None, Any]] = []  # (field, kind, component, params)
+    for i, need in enumerate(claim.requires):
+        named.append((f"requires[{i}].dataset_params", "dataset", need.dataset,
+                      need.dataset_params))  # fmt: skip
+        named += [(f"requires[{i}].method_params", "method", m, need.method_params)
+                  for m in need.methods]  # fmt: skip
+    datasets = sorted({need.dataset for need in claim.requires})
+    if isinstance(claim.subject, Select):
+        named.append(("subject.method_params", "method", claim.subject.method,
+                      claim.subject.method_params))  # fmt: skip
+        named += [("subject.dataset_params", "dataset", d, claim.subject.dataset_params)
+                  for d in datasets]  # fmt: skip
+    named += [(f"rivals[{i}].params", "method", r.method, r.params)
+              for i, r in enumerate(claim.rivals)]  # fmt: skip
+    for part in ("kind", "control"):
+        value = getattr(claim, part, None)
+        if not dataclasses.is_dataclass(value) or isinstance(value, type):
+            continue
+        for f in dataclasses.fields(value):
+            select = getattr(value, f.name)
+            if isinstance(select, Select):
+                where = f"{part}.{f.name}"
+                named.append((f"{where}.method_params", "method", select.method,
+                              select.method_params))  # fmt: skip
+                named += [(f"{where}.dataset_params", "dataset", d, select.dataset_params)
+                          for d in ([select.dataset] if select.dataset else datasets)]  # fmt: skip
+    problems = []
+    for field_name, kind, name, params in named:
+        known = _param_names(registry, kind, claim.tasks(), name)
+        if known is None:
+            continue
+        for key in params:
+            if key not in known:
+                problems.append(
+                    f"{field_name} names param {key!r}, which {kind} '{name}' does not have"
+                    f" (known: {', '.join(sorted(known)) or '(none)'})"
+                )
+    return list(dict.fromkeys(problems))
+
+
+def _param_names(
+    registry: Registry, kind: str, tasks: tuple[str, ...], name: str | None
+) -> set[str] | None:
+    """The params of the component ``name`` (a dataset's: its ``Params`` fields and the keys
+    of ``describe()`` at its test params and seed 0, logged as params too); None when the
+    task has no such component (or no name is given)."""
+    entry = next((registry.entries[kind].get((t, name)) for t in tasks
+                  if (t, name) in registry.entries[kind]), None)  # fmt: skip
+    if entry is None:
+        return None
+    known = set(params_fields(entry.cls.Params))
+    if kind == "dataset":
+        with contextlib.suppress(Exception):  # a dataset's failure is its own check's
+            known |= set(entry.cls(_params(entry.cls)).describe(_loaded(entry.cls, 0)))
+    return known
+
+
 def _close_figures(items: dict[str, Any]) -> None:
     plt = sys.modules.get("matplotlib.pyplot")
     for item in items.values():
@@ -352,6 +425,7 @@ CHECKS: tuple[Check, ...] = (
     check_run_returns_output_type,
     check_compute_returns_valid_value,
     check_build_on_check_results,
+    check_claim_names_existing_components,
 )
 # Checks that apply to one kind of component only; the others apply to every kind.
 _KIND_OF_CHECK = {
@@ -360,6 +434,7 @@ _KIND_OF_CHECK = {
     check_run_returns_output_type: "method",
     check_compute_returns_valid_value: "metric",
     check_build_on_check_results: "report",
+    check_claim_names_existing_components: "claim",
 }
 
 

@@ -17,20 +17,24 @@ checks of its estimate, control and cells.
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
 import math
 import traceback
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from numbers import Real
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from harness.claims.controls import Control
-from harness.claims.hypotheses import ALPHA, Greater, Hypothesis, Less, Within
+from harness.claims.hypotheses import ALPHA, Hypothesis
 from harness.claims.kinds import Kind
 from harness.claims.samples import Sample
 from harness.claims.selection import Select, param_matches, swap
 from harness.components import Component
+from harness.secrets import shown
 from harness.stats import Estimate
 from harness.verdicts import Outcome, Status, Verdict
 
@@ -72,6 +76,11 @@ class Rival:
 
     def select(self) -> Select:
         return Select(self.method, method_params=dict(self.params))
+
+    @property
+    def label(self) -> str:
+        """``method`` or ``method(param=value, ...)``: how tables name the rival."""
+        return str(self.select())
 
 
 @dataclass(frozen=True)
@@ -162,6 +171,38 @@ class Cells:
 def _named(name: str, params: Mapping[str, Any]) -> str:
     inner = ", ".join(f"{k}={v}" for k, v in params.items())
     return f"{name}({inner})" if inner else name
+
+
+def _hypothesis_problems(hypothesis: Any, declared: bool) -> list[str]:
+    """What makes ``hypothesis`` no test a claim can run: not a :class:`Hypothesis`, a
+    hypothesis class that leaves part of its test unwritten, or a margin or reference that
+    is no finite number (each named as ``hypothesis.<field>``)."""
+    if not isinstance(hypothesis, Hypothesis):
+        return [f"hypothesis must be Greater(margin), Less(margin) or Within(reference,"
+                f" margin), got {shown(hypothesis, 80)}"]  # fmt: skip
+    kind = type(hypothesis).__name__
+    needed = ("band", "p_value", "p_negation") if declared else ("band",)
+    missing = [m for m in needed if getattr(type(hypothesis), m) is getattr(Hypothesis, m)]
+    if missing:
+        return [f"hypothesis {kind} does not implement {', '.join(missing)}"]
+    if dataclasses.is_dataclass(hypothesis):
+        bad = [f"hypothesis.{f.name} is {getattr(hypothesis, f.name)!r} (must be a finite number)"
+               for f in dataclasses.fields(hypothesis)
+               if not _finite_number(getattr(hypothesis, f.name))]  # fmt: skip
+        if bad:
+            return bad
+    try:
+        low, high = hypothesis.band()
+    except Exception as err:
+        return [f"hypothesis {kind}.band() failed ({type(err).__name__}: {err})"]
+    ends = all(isinstance(v, Real) and not isinstance(v, bool) for v in (low, high))
+    if not ends or not low < high:
+        return [f"hypothesis {kind}.band() is ({low!r}, {high!r}), not an interval of numbers"]
+    return []
+
+
+def _finite_number(value: Any) -> bool:
+    return isinstance(value, Real) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def estimate_problems(e: Any, legacy: bool = False) -> list[str]:
@@ -288,8 +329,7 @@ class Claim(Component):
             problems.append("source must be a harness.Source(paper, arxiv, where)")
         if not isinstance(getattr(cls, "statement", None), str) or not cls.statement.strip():
             problems.append("statement must be one falsifiable sentence")
-        if not isinstance(getattr(cls, "hypothesis", None), (Greater, Less, Within, Hypothesis)):
-            problems.append("hypothesis must be Greater(margin), Less(margin) or Within(ref, m)")
+        problems += _hypothesis_problems(getattr(cls, "hypothesis", None), cls.declared())
         requires = getattr(cls, "requires", None)
         if not isinstance(requires, tuple) or not all(isinstance(c, Cells) for c in requires):
             problems.append("requires must be a tuple of harness.Cells (a one-element tuple"
@@ -298,10 +338,10 @@ class Claim(Component):
             problems.append("requires names no cells")
         if cls.declared():
             problems += cls._declaration_v2_problems()
-        try:
-            cls()
-        except Exception as err:
-            problems.append(f"cannot be built without arguments ({type(err).__name__}: {err})")
+        try:  # its signature only: a claim's code runs in isolation (harness.claims.family)
+            inspect.signature(cls).bind()
+        except (TypeError, ValueError) as err:
+            problems.append(f"cannot be built without arguments ({err})")
         return problems
 
     @classmethod
@@ -316,16 +356,20 @@ class Claim(Component):
             problems.append("rivals must be a tuple of harness.Rival")
         else:
             subject = cls.subject_method()
-            mine = cls.subject_select()
+            mine = dict(cls.subject_select().method_params)
+            fixed = {  # the subject's params as its cells fix them
+                k: v
+                for need in getattr(cls, "requires", ()) or ()
+                if isinstance(need, Cells) and subject in need.methods
+                for k, v in need.method_params.items()
+                if not isinstance(v, (list, tuple, set, frozenset))
+            }
             for rival in cls.rivals:
-                same = (
-                    rival.method == subject
-                    and all(
-                        param_matches(rival.params.get(k), v) for k, v in mine.method_params.items()
-                    )
-                    and set(rival.params) <= set(mine.method_params)
-                )
-                if same:
+                if rival.method == subject and any(
+                    set(rival.params) == set(params)
+                    and all(param_matches(rival.params[k], v) for k, v in params.items())
+                    for params in (mine, {**fixed, **mine})
+                ):
                     problems.append(f"rival {rival.method!r} is the subject itself")
             if cls.rivals and not subject:
                 problems.append("rivals need a subject (the method they stand in for)")
@@ -387,7 +431,7 @@ class Claim(Component):
                     Status.ERROR, reason="unsound estimate: " + "; ".join(problems)
                 )
             control = self._control_outcome(rows)
-            rivals = {r.method: self._placed(rows, r.select(), r.method, r.why)
+            rivals = {r.label: self._placed(rows, r.select(), r.label, r.why)
                       for r in self.rivals}  # fmt: skip
             status, reason = _combine(status, control, rivals)
             return self._verdict(status, estimate=estimate, control=control, rivals=rivals,

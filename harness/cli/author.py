@@ -9,7 +9,7 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
-from harness.cli.common import ExitCode, console, get_registry
+from harness.cli.common import ExitCode, console, get_registry, session
 
 
 @click.command("new-plugin")
@@ -52,10 +52,12 @@ def new_plugin(name: str, task: str | None, parent: str) -> None:
 @click.command("check-plugin")
 @click.argument("name")
 def check_plugin(name: str) -> None:
-    """Run the conformance checks of harness.testing on the installed plugin NAME."""
+    """Run the conformance checks of harness.testing on the installed plugin NAME: its
+    components, and every claim's cells, subject and rivals against its task's datasets,
+    methods and params."""
     from harness.testing import run_checks
 
-    results = run_checks(name)
+    results = run_checks(name, session().registry)
     table = Table(title=f"Conformance of '{name}'")
     for col in ("check", "result", "message"):
         table.add_column(col, overflow="fold")
