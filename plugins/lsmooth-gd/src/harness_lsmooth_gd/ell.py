@@ -125,21 +125,18 @@ class Ell:
 
     @staticmethod
     def _quadratic(g: np.ndarray, a: float, b: float, c: float) -> np.ndarray:
-        """int_g^2g ds / (a s^2 + b s + c) / g, by the sign of D = 4ac - b^2."""
+        """int_g^2g ds / (a s^2 + b s + c) / g: arctan form for D = 4ac - b^2 > 0, else log."""
         disc = 4 * a * c - b * b
         if disc > 0:
             root = np.sqrt(disc)
             u, w = (4 * a * g + b) / root, (2 * a * g + b) / root
             t = (2 * a * g / root) / (1 + u * w)  # arctan(u) - arctan(w) = arctan(t)
             return (2 / root) * (2 * a / root) / (1 + u * w) * _arctan_ratio(t)
-        if disc == 0:  # a (s + q)^2
-            q = b / (2 * a)
-            return 1.0 / (a * (g + q) * (2 * g + q))
         spread = np.sqrt(-disc)
-        q1, q2 = (b - spread) / (2 * a), (b + spread) / (2 * a)  # a (s + q1)(s + q2)
-        z1, z2 = g / (g + q1), g / (g + q2)
-        # (1/g) [log1p(z1) - log1p(z2)] / (a (q2 - q1)); each term written as z log1p(z)/z / g
-        return (_log1p_ratio(z1) / (g + q1) - _log1p_ratio(z2) / (g + q2)) / (a * (q2 - q1))
+        q1, q2 = (b - spread) / (2 * a), (b + spread) / (2 * a)  # a (s + q1)(s + q2), q >= 0
+        # log((2g + q1)/(g + q1)) - log((2g + q2)/(g + q2)) = log1p(w), without cancellation
+        w = g * (q2 - q1) / ((g + q1) * (2 * g + q2))
+        return _log1p_ratio(w) / (a * (g + q1) * (2 * g + q2))
 
     def affine_bound(self, s_max: float) -> tuple[float, float]:
         """(L0, L1) with l(s) <= L0 + L1 s: globally for a concave l (the tangent at s = 1,

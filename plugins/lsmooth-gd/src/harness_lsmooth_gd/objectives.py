@@ -274,12 +274,12 @@ class LogisticQuartic(Objective):
         return float(loss + self.ridge / 2 * sq + self.quartic / 4 * sq * sq)
 
     def grad(self, w: np.ndarray) -> np.ndarray:
-        weights = -self.labels / (1 + np.exp(self._margins(w)))  # d loss / d margin * y
+        weights = -self.labels * 0.5 * (1 - np.tanh(self._margins(w) / 2))  # y / (1 + e^m)
         return self.features.T @ weights / len(weights) + (self.ridge + self.quartic * (w @ w)) * w
 
     def hessian(self, w: np.ndarray) -> np.ndarray:
         """The Hessian, shape (d, d)."""
-        prob = 1 / (1 + np.exp(-self._margins(w)))
+        prob = 0.5 * (1 + np.tanh(self._margins(w) / 2))  # 1 / (1 + e^-m)
         curv = prob * (1 - prob) / len(prob)
         outer = self.features.T @ (self.features * curv[:, None])
         sq = float(w @ w)
