@@ -164,7 +164,8 @@ class Cells:
                 if n < self.min_seeds:
                     where = ", ".join(f"{c}={k}" for c, k in zip(params, np.atleast_1d(key),
                                       strict=False))  # fmt: skip
-                    out.append(f"{name} [{where}]: {n} of {self.min_seeds} seeds")
+                    where = f" [{where}]" if where else ""
+                    out.append(f"{name}{where}: {n} of {self.min_seeds} seeds")
         return out
 
 
