@@ -19,10 +19,11 @@ def harness_datasets():
 
 @hookimpl
 def harness_methods():
-    """The paper's model (trained and closed form), the oracle and two baselines."""
+    """The paper's model (trained, closed form, shuffled labels), the oracle, baselines."""
     return [
         methods.LinearAttentionGD,
         methods.LinearAttentionClosedForm,
+        methods.ShuffledLabelAttention,
         methods.BayesOptimal,
         methods.ContextLogisticRegression,
         methods.SoftmaxTransformer,

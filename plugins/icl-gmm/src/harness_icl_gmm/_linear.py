@@ -114,21 +114,39 @@ def minimise(data: Features, tol: float = 1e-12, max_iter: int = 50) -> np.ndarr
     raise RuntimeError(f"Newton's method did not reach |grad| < {tol} in {max_iter} steps")
 
 
-def gradient_descent(data: Features, steps: int, lr_scale: float, records: int = 200) -> Trajectory:
-    """Plain GD from W_0 = 0 with step size ``lr_scale / lambda_max(Hessian at W = 0)``.
+def gradient_descent(
+    data: Features,
+    steps: int,
+    lr_scale: float,
+    start: np.ndarray | tuple[np.ndarray, np.ndarray] | None = None,
+    records: int = 200,
+) -> Trajectory:
+    """Plain GD with step size ``lr_scale / lambda_max(Hessian at W = 0)``.
 
-    At W = 0 every class has probability 1/c, where the softmax's curvature is largest, so
-    ``lr_scale = 1`` keeps eta below 2 / lambda_max along the run. ``records`` evenly spaced
-    iterates (the first and last included) are kept.
+    ``start`` is W_0, shape (d, d) (default 0: the merged, convex problem), or a pair of
+    factors ``(A_0, B_0)``: GD then runs on the factored, non-convex parametrisation
+    W = A B (as attention's W^KQ = W_K^T W_Q), whose origin is a saddle. At W = 0 every
+    class has probability 1/c, where the softmax's curvature is largest, so ``lr_scale = 1``
+    keeps eta below 2 / lambda_max along a merged run. ``records`` evenly spaced iterates
+    W_t (the first and last included) are kept.
     """
     d = data.dim
     eta = lr_scale / float(np.linalg.eigvalsh(hessian(data, np.zeros((d, d))))[-1])
     keep = np.unique(np.linspace(0, steps, min(records, steps + 1)).round().astype(int))
-    w = np.zeros((d, d))
-    kept = [w.copy()]
     wanted = set(keep[1:].tolist())
-    for t in range(1, steps + 1):
-        w = w - eta * data.gradient(w)
-        if t in wanted:
-            kept.append(w.copy())
+    if isinstance(start, tuple):
+        a, b = (f.copy() for f in start)
+        kept = [a @ b]
+        for t in range(1, steps + 1):
+            g = data.gradient(a @ b)
+            a, b = a - eta * g @ b.T, b - eta * a.T @ g
+            if t in wanted:
+                kept.append(a @ b)
+    else:
+        w = np.zeros((d, d)) if start is None else start.copy()
+        kept = [w.copy()]
+        for t in range(1, steps + 1):
+            w = w - eta * data.gradient(w)
+            if t in wanted:
+                kept.append(w.copy())
     return Trajectory(np.stack(kept), keep.astype(np.int64), eta)

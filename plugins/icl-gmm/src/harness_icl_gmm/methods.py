@@ -10,13 +10,14 @@ from pydantic import Field
 
 from harness import Method, limit_threads
 from harness_icl_gmm import _linear, _logreg
-from harness_icl_gmm.data import IclData, IclOutput, softmax
+from harness_icl_gmm.data import ContextMeans, IclData, IclOutput, softmax
 
 __all__ = [
     "BayesOptimal",
     "ContextLogisticRegression",
     "LinearAttentionClosedForm",
     "LinearAttentionGD",
+    "ShuffledLabelAttention",
     "SoftmaxTransformer",
     "linear_attention_output",
 ]
@@ -31,7 +32,7 @@ def linear_attention_output(data: IclData, w: np.ndarray, **extra: object) -> Ic
 
 
 class LinearAttentionGD(Method):
-    """Single-layer linear-attention transformer trained by gradient descent from W_0 = 0.
+    """Single-layer linear-attention transformer trained by gradient descent.
 
     Source: Shen, Zhou, Yang, Shen, ICML 2025 (arXiv 2410.11778), Theorem 3.1 (binary) and
     Theorem 4.1 (c classes): GD on the cross-entropy of the query label over the training
@@ -46,9 +47,12 @@ class LinearAttentionGD(Method):
     solver : {"gd", "newton"}, default="gd"
         ``"newton"`` returns the minimiser W* GD converges to (Newton's method, no trajectory):
         for suites that need only the trained model.
-    shuffle_labels : bool, default=False
-        Train on prompts whose context labels are independent of the points (the negative
-        control: nothing to learn in context).
+    init_scale : float, default=0.0
+        W_0 = init_scale * R with R (d, d) of N(0, 1/d) entries drawn from the seed (0: the
+        origin, the usual start of this line of work).
+    parametrisation : {"merged", "factored"}, default="merged"
+        ``"factored"``: GD on W = A B from A_0 = sqrt(init_scale) R_1, B_0 = sqrt(init_scale)
+        R_2, a non-convex loss whose origin is a saddle (the control of the global rate).
 
     Returns
     -------
@@ -60,38 +64,82 @@ class LinearAttentionGD(Method):
 
     Notes
     -----
-    The paper trains W^KQ and W^PV; their product is W. Initialisation W_0 = 0 and the step
-    size rule are this plugin's choices.
+    The paper trains W^KQ and W^PV; their product is W. The random starts and the step size
+    rule are this plugin's choices.
     """
 
     name = "linear-attention-gd"
     task = TASK
-    test_params: ClassVar[dict] = {"steps": 50}
+    test_params: ClassVar[dict] = {"steps": 200}
 
     @dataclass
     class Params:
         steps: Annotated[int, Field(ge=1, le=1_000_000)] = 1000
         lr_scale: Annotated[float, Field(gt=0, le=2)] = 1.0
         solver: Literal["gd", "newton"] = "gd"
-        shuffle_labels: bool = False
+        init_scale: Annotated[float, Field(ge=0, le=100)] = 0.0
+        parametrisation: Literal["merged", "factored"] = "merged"
 
     def run(self, data: IclData, params: Params, seed: int) -> IclOutput:
         with limit_threads(1):
-            prompts = data.context_means("train", random_labels=params.shuffle_labels)
+            prompts = data.context_means("train")
             train = _linear.features(prompts)
-            w_star = _linear.minimise(train)
-            extra = {
-                "minimiser": w_star,
-                "hessian_eigenvalues": np.linalg.eigvalsh(_linear.hessian(train, w_star)),
-                "reference_weights": _linear.minimise(_linear.features(prompts.infinite())),
-            }
+            extra = _fitted(train, prompts)
             if params.solver == "newton":
-                return linear_attention_output(data, w_star, **extra)
-            path = _linear.gradient_descent(train, params.steps, params.lr_scale)
+                return linear_attention_output(data, extra["minimiser"], **extra)
+            start = _start(data.dim, params.init_scale, params.parametrisation, seed)
+            path = _linear.gradient_descent(train, params.steps, params.lr_scale, start)
             return linear_attention_output(
                 data, path.final, trajectory=path.weights, trajectory_steps=path.steps,
                 step_size=path.step_size, **extra,
             )  # fmt: skip
+
+
+class ShuffledLabelAttention(Method):
+    """The single-layer model fitted on prompts whose context labels are independent of the
+    points: trained as the paper's model is, it has nothing to learn in context.
+
+    Source: a rival of Shen, Zhou, Yang, Shen, ICML 2025 (arXiv 2410.11778): the minimiser
+    W* of the same loss (Newton's method) when the x-y pairing of the context is broken.
+
+    Returns
+    -------
+    IclOutput
+        Test probabilities, W*, the Hessian's eigenvalues at W* and the reference W of the
+        true prompts with infinitely long contexts (as ``linear-attention-gd``).
+    """
+
+    name = "shuffled-label-attention"
+    task = TASK
+
+    def run(self, data: IclData, params: Method.Params, seed: int) -> IclOutput:
+        with limit_threads(1):
+            true = data.context_means("train")
+            prompts = data.context_means("train", random_labels=True)
+            extra = _fitted(_linear.features(prompts), true)
+            return linear_attention_output(data, extra["minimiser"], **extra)
+
+
+def _fitted(train: _linear.Features, prompts: ContextMeans) -> dict[str, np.ndarray]:
+    """W* of ``train``, the Hessian's eigenvalues there, and W_ref of ``prompts`` with
+    infinitely long contexts."""
+    w_star = _linear.minimise(train)
+    return {
+        "minimiser": w_star,
+        "hessian_eigenvalues": np.linalg.eigvalsh(_linear.hessian(train, w_star)),
+        "reference_weights": _linear.minimise(_linear.features(prompts.infinite())),
+    }
+
+
+def _start(
+    d: int, scale: float, parametrisation: str, seed: int
+) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+    """W_0 = scale R, or the factors (sqrt(scale) R_1, sqrt(scale) R_2); R of N(0, 1/d)."""
+    rng = np.random.default_rng([seed, 3])
+    first, second = rng.standard_normal((2, d, d)) / np.sqrt(d)
+    if parametrisation == "factored":
+        return np.sqrt(scale) * first, np.sqrt(scale) * second
+    return scale * first
 
 
 class LinearAttentionClosedForm(Method):
