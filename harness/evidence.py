@@ -122,9 +122,12 @@ def read_results(path: str | Any) -> pd.DataFrame:
         if file.suffix == ".parquet":
             frame = pd.read_parquet(file)
         elif file.suffix == ".csv":
-            header = pd.read_csv(file, nrows=0).columns
-            text = {c: str for c in header if c.startswith(_PARAMS)}
-            frame = pd.read_csv(file, dtype={"seed": "Int64", **text})
+            frame = pd.read_csv(file, dtype={"seed": "Int64"})
+            params = [c for c in frame.columns if c.startswith(_PARAMS)]
+            if params:  # as text: an empty field is no param; "null", "NA", "1" are values
+                text = pd.read_csv(file, usecols=params, dtype=str, keep_default_na=False,
+                                   na_values=[""])  # fmt: skip
+                frame[params] = text[params]
         elif file.suffix == ".json":
             frame = pd.DataFrame(json.loads(file.read_text())["rows"])
         else:

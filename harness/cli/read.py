@@ -124,8 +124,10 @@ def claims(
     if results_files:
         frames = []
         for file in results_files:
-            frames.append(read_results(file))
-            check_results(frames[-1], registry, spec.cells, f"--results {file}")
+            matched = check_results(read_results(file), registry, spec.cells, f"--results {file}")
+            if matched.note:
+                err_console.print(f"[yellow]{escape(matched.note)}[/]")
+            frames.append(matched.rows)
         rows = of_cells(pd.concat(frames, ignore_index=True), spec.cells)
     else:
         tracker = existing_store(tracking_uri)

@@ -1,0 +1,110 @@
+"""Evidence tied to cells (issue 58, item 9): ``harness claims --results`` reads an export's
+rows as the suite's only when they are its cells by full identity and were made by the code
+the suite would run now (:func:`harness.evidence.check_results`, :func:`of_cells`)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pandas as pd
+import pytest
+
+from harness.claims import Cells, Claim, Greater, Mean, Source, UseMetric, evaluate_claims
+from harness.errors import SuiteError
+from harness.evidence import check_results, of_cells, read_results
+from harness.identity import Cell
+
+REGISTRY = SimpleNamespace(plugins={"p": "1.0"})
+CODE = (("p", "c0ffee0123456789"),)
+
+
+def _cell(n: int = 10, seed: int = 0, code: tuple = CODE) -> Cell:
+    return Cell("t", "d", {"n": n}, "m", {"lr": 0.1}, seed, (("score", {}),), None,
+                (("p", "1.0"), ("p", "1.0")), code)  # fmt: skip
+
+
+def _row(cell: Cell, score: float, **changes: object) -> dict:
+    row = {"task": cell.task, "dataset": cell.dataset, "method": cell.method,
+           "seed": cell.seed, "status": "ok", "score": score, "null": -1.0,
+           "run_id": f"run-{cell.cell_hash}", "cell_hash": cell.cell_hash, "plugin": "p",
+           "plugin_version": "1.0", "plugin_fingerprint": dict(cell.code)["p"]}  # fmt: skip
+    params = {k: v for k, v in cell.params().items() if k.startswith(("dataset.", "method."))}
+    return {**row, **params, "dataset.logged": "7", **changes}  # a value the dataset logged
+
+
+SUITE = [_cell(seed=s) for s in range(4)]
+
+
+class MScoresAboveZero(Claim):
+    """m scores above zero (a fixture)."""
+
+    name = "m-scores-above-zero"
+    task = "t"
+    source = Source("fixture")
+    statement = "m scores above 0."
+    requires = (Cells("d", ("m",)),)  # every n: the cells' params are free
+    metric = "score"
+    kind = Mean()
+    hypothesis = Greater(0.0)
+    subject = "m"
+    control = UseMetric("null")
+
+
+def _export(tmp_path, rows: list[dict], name: str = "export.csv"):
+    path = tmp_path / name
+    pd.DataFrame(rows).to_csv(path, index=False)
+    return read_results(path)
+
+
+def test_rows_of_another_configuration_are_left_out_and_cannot_reproduce_a_claim(tmp_path):
+    mine = [_row(c, -1.0 - 0.1 * c.seed) for c in SUITE]  # the suite's cells: below 0
+    other = [_row(_cell(n=99, seed=c.seed), 5.0) for c in SUITE]  # n=99: no cell of it
+    matched = check_results(_export(tmp_path, mine + other), REGISTRY, SUITE, "--results x")
+    rows = of_cells(matched.rows, SUITE)
+    assert sorted(rows["cell_hash"]) == sorted(c.cell_hash for c in SUITE)
+    assert matched.left_out == 4
+    assert "4 rows of other configurations left out" in matched.note
+    assert "row 5 (t/d/m, seed 0) has dataset.n=99, the suite's cell 10" in matched.note
+    (verdict,) = evaluate_claims([MScoresAboveZero], rows, timeout=30)
+    assert verdict.status == "not-reproduced"  # pooled with n=99 it would be reproduced
+
+
+def test_an_export_of_the_suite_alone_leaves_nothing_out(tmp_path):
+    matched = check_results(_export(tmp_path, [_row(c, 1.0) for c in SUITE]), REGISTRY,
+                            SUITE, "--results x")  # fmt: skip
+    assert len(matched.rows) == 4 and matched.left_out == 0 and matched.note == ""
+
+
+def test_a_csv_export_reads_params_back_as_the_store_logged_them(tmp_path):
+    cell = Cell("t", "d", {"n": 10, "flag": True, "k": None}, "m", {"lr": 1.0}, 0, (), None,
+                (("p", "1.0"),), CODE)  # fmt: skip
+    frame = _export(tmp_path, [_row(cell, 1.0), _row(_cell(seed=1), 1.0)])
+    assert frame.loc[0, "dataset.flag"] == "true" and frame.loc[0, "method.lr"] == "1.0"
+    matched = check_results(frame, REGISTRY, [cell], "--results x")
+    assert list(matched.rows["cell_hash"]) == [cell.cell_hash]  # not True / 1 / "nan"
+
+
+def test_rows_of_other_code_are_refused_naming_the_row(tmp_path):
+    old = _cell(seed=2, code=(("p", "0123456789abcdef"),))  # the same cell, earlier code
+    rows = [_row(c, 1.0) for c in SUITE[:2]] + [_row(old, 1.0)]
+    with pytest.raises(SuiteError, match=r"row 3 \(t/d/m, seed 2\) was made by other code of"
+                       r" plugin p \(fingerprint 0123456789abcdef"):  # fmt: skip
+        check_results(_export(tmp_path, rows), REGISTRY, SUITE, "--results x")
+    unfingerprinted = [{**r, "plugin_fingerprint": None} for r in rows]  # an older export
+    with pytest.raises(SuiteError, match=r"row 3 .* is of cell \w+, not of the suite's cell"):
+        check_results(_export(tmp_path, unfingerprinted), REGISTRY, SUITE, "--results x")
+
+
+def test_rows_of_another_plugin_version_are_refused(tmp_path):
+    rows = [_row(c, 1.0, plugin_version="0.9") for c in SUITE]
+    with pytest.raises(SuiteError, match=r"row 1 .* was made with p 0.9; 1.0 is installed"):
+        check_results(_export(tmp_path, rows), REGISTRY, SUITE, "--results x")
+
+
+def test_an_export_of_another_suite_or_without_cell_hashes_is_refused(tmp_path):
+    other = [_row(_cell(n=5, seed=c.seed), 1.0) for c in SUITE]
+    with pytest.raises(SuiteError, match="another suite"):
+        check_results(_export(tmp_path, other), REGISTRY, SUITE, "--results x")
+    bare = _export(tmp_path, [_row(c, 1.0) for c in SUITE]).drop(columns="cell_hash")
+    with pytest.raises(SuiteError, match="no cell_hash column"):
+        check_results(bare, REGISTRY, SUITE, "--results x")
