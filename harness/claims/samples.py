@@ -5,6 +5,24 @@ sample (a mean of per-unit values and its standard error) or a binomial sample (
 among units). A hypothesis (:mod:`harness.claims.hypotheses`) asks it for one-sided
 p-values at its margin and for the interval, both from the same distribution, so the
 interval that decides and the p-value that Holm adjusts never disagree.
+
+The t sample declines to decide when its units are too skewed for their number (Cochran's
+rule, 1977): with it every interval the kinds produce covers at least 93% at the nominal
+95% for 5, 10 and 20 units of normal or lognormal (sigma = 1) data, a declined sample
+counting as no interval (``tests/claims/test_coverage.py``). The price: sample skewness is
+noise at small n, so the rule also declines normal units, about 64% of samples at n = 5,
+33% at n = 10 and 8% at n = 20 (measured there). A skewness-corrected t (Hall 1992) or a
+studentised bootstrap without the rule covers only 89-92% of lognormal means at n = 5-20.
+The functions :func:`skewness`, :func:`t_bounds` and :func:`clopper_pearson` work on arrays
+of samples at once; the samples call them with one.
+
+References
+----------
+.. [1] Cochran, W. G. (1977). Sampling Techniques, 3rd ed., Wiley, section 2.15.
+.. [2] Joanes, D. N., Gill, C. A. (1998). Comparing measures of sample skewness and
+   kurtosis. JRSS D 47(1), 183-189 (the adjusted skewness G1).
+.. [3] Clopper, C. J., Pearson, E. S. (1934). The use of confidence or fiducial limits
+   illustrated in the case of the binomial. Biometrika 26(4), 404-413.
 """
 
 from __future__ import annotations
@@ -16,7 +34,22 @@ from typing import Literal, Protocol
 
 import numpy as np
 
-__all__ = ["BinomialSample", "Sample", "TSample"]
+__all__ = [
+    "COCHRAN",
+    "BinomialSample",
+    "Sample",
+    "TSample",
+    "clopper_pearson",
+    "refusal",
+    "skewness",
+    "t_bounds",
+]
+
+COCHRAN = 25.0
+"""A mean of ``n`` units is tested only when ``n > COCHRAN * G1**2`` (G1: the units'
+adjusted skewness): Cochran's rule for the normal approximation of a mean (1977, 2.15)."""
+
+_REFUSED = "declined: "
 
 
 class Sample(Protocol):
@@ -24,6 +57,7 @@ class Sample(Protocol):
 
     n: int
     test: str
+    refused: str
 
     @property
     def estimate(self) -> float: ...
@@ -51,10 +85,79 @@ class Sample(Protocol):
         ...
 
 
+def refusal(test: str) -> str:
+    """Why a sample declined to decide, from an estimate's ``test`` text ("" if it did not).
+
+    >>> refusal("mean, t over 5 units; declined: too skewed; > 0")
+    'too skewed'
+    """
+    if _REFUSED not in test:
+        return ""
+    return test.split(_REFUSED, 1)[1].split("; ")[0]
+
+
+def skewness(values: np.ndarray) -> np.ndarray:
+    """The adjusted sample skewness G1 along the last axis (Joanes & Gill 1998), shape
+    ``values.shape[:-1]``; 0 for fewer than 3 values or constant ones.
+
+    >>> float(skewness(np.array([1.0, 2.0, 3.0])))
+    0.0
+    """
+    x = np.asarray(values, dtype=float)
+    n = x.shape[-1]
+    if n < 3:
+        return np.zeros(x.shape[:-1])
+    d = x - x.mean(axis=-1, keepdims=True)
+    m2, m3 = (d**2).mean(axis=-1), (d**3).mean(axis=-1)
+    spread = m2 > 1e-300 * np.maximum(1.0, np.abs(x).max(axis=-1)) ** 2
+    g1 = np.divide(m3, np.where(spread, m2, 1.0) ** 1.5)
+    return np.where(spread, g1, 0.0) * math.sqrt(n * (n - 1)) / (n - 2)
+
+
+def t_bounds(
+    values: np.ndarray, level: float = 0.95
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(mean, low, high, declined)`` of the t interval of each row of ``values`` (shape
+    (..., n), n >= 2): what :class:`TSample` computes, for many samples at once.
+    ``declined`` marks the samples Cochran's rule refuses (``n <= COCHRAN * G1**2``).
+    """
+    from scipy import stats
+
+    x = np.asarray(values, dtype=float)
+    n = x.shape[-1]
+    mean, half = x.mean(axis=-1), x.std(axis=-1, ddof=1) / math.sqrt(n)
+    half = half * float(stats.t.ppf(0.5 + level / 2, n - 1))
+    return mean, mean - half, mean + half, n <= COCHRAN * skewness(x) ** 2
+
+
+def clopper_pearson(
+    successes: np.ndarray, n: np.ndarray | int, level: float = 0.95
+) -> tuple[np.ndarray, np.ndarray]:
+    """The exact (Clopper-Pearson 1934) interval of ``successes`` among ``n``, vectorised:
+    beta quantiles, the inversion of the two one-sided exact binomial tests.
+
+    >>> [round(float(v), 3) for v in clopper_pearson(np.array(18), 20)]
+    [0.683, 0.988]
+    """
+    from scipy import stats
+
+    k, n = np.asarray(successes, dtype=float), np.asarray(n, dtype=float)
+    tail = (1 - level) / 2
+    with np.errstate(invalid="ignore"):
+        low = np.where(k > 0, stats.beta.ppf(tail, k, n - k + 1), 0.0)
+        high = np.where(k < n, stats.beta.ppf(1 - tail, k + 1, n - k), 1.0)
+    return low, high
+
+
 @dataclass(frozen=True)
 class TSample:
-    """A mean of ``n`` per-unit values with standard error ``se`` and ``df`` degrees of
-    freedom: Student's t (the per-unit values are the exchangeable units).
+    """A mean of ``n`` per-unit values with standard error ``se``, ``df`` degrees of
+    freedom and adjusted skewness ``skew`` (G1): Student's t, the per-unit values being the
+    exchangeable units.
+
+    ``refused`` (set by :meth:`of` when ``n <= 25 G1**2``, Cochran's rule) says why the
+    sample declines to decide: both one-sided p-values are 1, so every hypothesis comes out
+    inconclusive, and the reason is in ``test``.
 
     ``scale="log"``: ``mean`` and ``se`` are on the log scale, the estimate, the interval
     and every margin on the ratio scale (a geometric-mean ratio).
@@ -63,7 +166,9 @@ class TSample:
     >>> round(s.estimate, 3), [round(v, 3) for v in s.interval(0.95)]
     (2.5, [0.446, 4.554])
     >>> round(s.p_greater(0.0), 4)
-    0.0127
+    0.0152
+    >>> TSample.of([1.0, 1.1, 1.2, 1.3, 9.0]).p_greater(0.0)
+    1.0
     """
 
     mean: float
@@ -72,6 +177,8 @@ class TSample:
     n: int
     test: str
     scale: Literal["identity", "log"] = "identity"
+    skew: float = 0.0
+    refused: str = ""
 
     @classmethod
     def of(cls, values: Sequence[float], test: str = "", scale: str = "identity") -> TSample:
@@ -85,8 +192,15 @@ class TSample:
         if x.size < 2:
             raise ValueError(f"a t interval needs at least 2 units, got {x.size}")
         se = float(x.std(ddof=1) / math.sqrt(x.size))
-        return cls(float(x.mean()), se, x.size - 1, int(x.size),
-                   test or f"t over {x.size} units", scale)  # type: ignore[arg-type]  # fmt: skip
+        g = float(skewness(x))
+        test = test or f"t over {x.size} units"
+        refused = ""
+        if x.size <= COCHRAN * g**2:
+            refused = (f"{x.size} units of skewness G1 = {g:.2g} are too few for a t interval"
+                       f" (Cochran's rule: more than 25 G1^2 = {COCHRAN * g**2:.0f})")  # fmt: skip
+            test = f"{test}; {_REFUSED}{refused}"
+        return cls(float(x.mean()), se, x.size - 1, int(x.size), test, scale,  # type: ignore[arg-type]
+                   g, refused)  # fmt: skip
 
     def _to(self, margin: float) -> float:
         if self.scale == "log":
@@ -106,6 +220,8 @@ class TSample:
         from scipy import stats
 
         m = self._to(margin)
+        if self.refused:
+            return 1.0
         if self.se == 0:
             return 0.0 if self.mean > m else 1.0
         return float(stats.t.sf((self.mean - m) / self.se, self.df))
@@ -114,6 +230,8 @@ class TSample:
         from scipy import stats
 
         m = self._to(margin)
+        if self.refused:
+            return 1.0
         if self.se == 0:
             return 0.0 if self.mean < m else 1.0
         return float(stats.t.cdf((self.mean - m) / self.se, self.df))
@@ -136,7 +254,8 @@ class TSample:
         if self.scale == "log" or not (distance > 0 and sd > 0):
             return None
         z = stats.norm.ppf(1 - alpha) + stats.norm.ppf(power)
-        return max(self.n, math.ceil((z * sd / distance) ** 2) + 1)
+        cochran = math.floor(COCHRAN * self.skew**2) + 1
+        return max(self.n, cochran, math.ceil((z * sd / distance) ** 2) + 1)
 
 
 @dataclass(frozen=True)
@@ -152,6 +271,7 @@ class BinomialSample:
     successes: int
     n: int
     test: str = ""
+    refused: str = ""
 
     def __post_init__(self) -> None:
         if self.n < 1 or not 0 <= self.successes <= self.n:
@@ -171,7 +291,7 @@ class BinomialSample:
             return 1.0
         if margin <= 0:
             return 0.0 if self.successes > 0 else 1.0
-        return float(stats.binomtest(self.successes, self.n, margin, "greater").pvalue)
+        return float(stats.binom.sf(self.successes - 1, self.n, margin))
 
     def p_less(self, margin: float) -> float:
         from scipy import stats
@@ -180,13 +300,11 @@ class BinomialSample:
             return 1.0
         if margin >= 1:
             return 0.0 if self.successes < self.n else 1.0
-        return float(stats.binomtest(self.successes, self.n, margin, "less").pvalue)
+        return float(stats.binom.cdf(self.successes, self.n, margin))
 
     def interval(self, level: float) -> tuple[float, float]:
-        from scipy import stats
-
-        ci = stats.binomtest(self.successes, self.n).proportion_ci(level, "exact")
-        return float(ci.low), float(ci.high)
+        low, high = clopper_pearson(np.asarray(self.successes), self.n, level)
+        return float(low), float(high)
 
     def mde(self, alpha: float, power: float = 0.8) -> float:
         from scipy import stats
