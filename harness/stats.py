@@ -302,9 +302,12 @@ def permutation_test(
     :param permute: ``"within"`` shuffles ``x`` inside each block (blocks are strata);
         ``"between"`` shuffles whole blocks' ``x`` among blocks, for an ``x`` constant
         within a block (configuration-level effects: the blocks are the units).
-    :returns: the observed statistic, the 95% interval of the null distribution as
-        ``[low, high]`` (``extra['null_mean']`` its mean), and the one-sided p-value
-        ``(1 + #{null >= observed}) / (1 + permutations)``. ``n`` counts blocks.
+    :returns: the observed statistic and the one-sided p-value
+        ``(1 + #{null >= observed}) / (1 + permutations)`` (``extra['null_mean']`` the null's
+        mean); ``n`` counts blocks. No interval: ``low`` and ``high`` are ``nan`` (a
+        permutation test of an arbitrary statistic has no effect model to invert, and the
+        null's quantiles are no interval for the effect), so a claim decides on the p-value
+        or computes its own interval.
     :raises ValueError: mismatched lengths, or ``permute="between"`` with an ``x`` that
         varies inside a block.
     """
@@ -329,10 +332,10 @@ def permutation_test(
                 shuffled[g] = xs[groups[h][0]]
         null[i] = statistic(shuffled, ys)
     p = float((1 + np.sum(null >= observed)) / (1 + permutations))
-    low, high = np.quantile(null, [0.025, 0.975])
     mde = float(np.quantile(null, 0.95) - null.mean() + 0.84 * null.std(ddof=1))
-    return Estimate(observed, float(low), float(high), p, len(groups), mde,
-                    f"permutation ({permute} {len(groups)} blocks, {permutations} draws)",
+    return Estimate(observed, math.nan, math.nan, p, len(groups), mde,
+                    f"permutation ({permute} {len(groups)} blocks, {permutations} draws);"
+                    " p-value only, no interval for the effect",
                     extra={"null_mean": float(null.mean())})  # fmt: skip
 
 

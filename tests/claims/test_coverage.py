@@ -144,3 +144,17 @@ def test_the_kinds_compute_what_the_simulation_checks():
         slopes = [np.polyfit(np.log(LEVELS), np.log(c), 1)[0] for c in curves]
         _, low, high, _ = t_bounds(np.array(slopes)[None])
         assert sample.interval(0.95) == pytest.approx((low[0], high[0]), rel=1e-9)
+
+
+def test_permutation_test_gives_no_interval_rather_than_the_nulls_quantiles():
+    """The null's 2.5-97.5% quantiles are no interval for the effect (they do not move with
+    it): ``permutation_test`` reports none, and says so in ``test``."""
+    from harness.stats import permutation_test
+
+    rng = np.random.default_rng(0)
+    x = np.repeat([0, 1], 20)
+    y = 3.0 * x + rng.normal(size=40)
+    e = permutation_test(lambda a, b: b[a == 1].mean() - b[a == 0].mean(), x, y, permutations=200)
+    assert e.p_value < 0.01 and e.estimate > 2
+    assert math.isnan(e.low) and math.isnan(e.high)
+    assert "no interval" in e.test
