@@ -55,7 +55,16 @@ class Hypothesis:
 
     def status(self, sample: Sample, alpha: float = ALPHA) -> Status:
         """Reproduced when the claim's test rejects at ``alpha``, not reproduced when the
-        negation's does, inconclusive otherwise."""
+        negation's does, inconclusive otherwise. A sample without spread (every unit the
+        same value) is its statistic: reproduced strictly inside the band (``Within``: its
+        closed band), not reproduced elsewhere, the margin itself included (a gain of
+        exactly 0 is no gain)."""
+        if getattr(sample, "se", None) == 0:  # no spread: the estimate is the statistic
+            low, high = self.band()
+            inside = low < sample.estimate < high or (
+                isinstance(self, Within) and low <= sample.estimate <= high
+            )
+            return Status.REPRODUCED if inside else Status.NOT_REPRODUCED
         if self.p_value(sample) < alpha:
             return Status.REPRODUCED
         if self.p_negation(sample) < alpha:
