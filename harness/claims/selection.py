@@ -87,7 +87,7 @@ class Select:
                 column = f"{prefix}.{key}"
                 if column not in results:
                     return keep & False
-                keep &= results[column].map(lambda v, want=value: param_matches(v, want))
+                keep &= _matching(results[column], value)
         return keep
 
     def rows(self, results: pd.DataFrame) -> pd.DataFrame:
@@ -101,6 +101,13 @@ class Select:
         if self.dataset:
             name = f"{self.dataset} x {name}"
         return f"{name}({inner})" if inner else name
+
+
+def _matching(column: pd.Series, wanted: Any) -> pd.Series:
+    """``param_matches`` over a column, called once per distinct value (a results table
+    repeats each param value over many rows)."""
+    distinct = column.drop_duplicates().tolist()
+    return column.isin([v for v in distinct if param_matches(v, wanted)])
 
 
 def unit_columns(results: pd.DataFrame, unit: str | Sequence[str]) -> list[str]:
@@ -127,7 +134,9 @@ def unit_values(results: pd.DataFrame, metric: str, unit: str | Sequence[str]) -
     missing = [c for c in columns if c not in results]
     if missing:
         raise ValueError(f"unit column(s) {missing} not in the results")
-    keys = results[columns].astype(str).fillna("").agg("|".join, axis=1)
+    keys = results[columns[0]].astype(str)
+    for column in columns[1:]:
+        keys = keys + "|" + results[column].astype(str)
     values = results[metric].astype(float)
     return values.groupby(keys.to_numpy()).mean()
 
