@@ -7,11 +7,17 @@ points, tolerance, statistic and margin are this plugin's reconstruction (not re
 paper).
 
 Units: the methods are deterministic, so a seed is a starting point (a random direction from
-the minimiser, and the barrier's random tilt); every claim's unit is the seed. Margins were
-fixed on a pilot over seeds 1000-1004 (never in a suite), numbers in each docstring.
+the minimiser, and the barrier's random tilt); every claim's unit is the seed. Per unit the
+claims compute one number (log10 of the calls to a tolerance, a log-log slope) and test the
+share of starting points on the claim's side of a fixed threshold, exactly (binomial,
+Clopper-Pearson): deterministic methods give nearly equal values across starting points,
+whose sample skewness is noise that a t interval at 8 units would refuse. The log-log slopes
+themselves, with t intervals, are in ``results/README.md``. Thresholds were fixed on a pilot
+over seeds 1000-1004 (never in a suite), numbers in each docstring; the margin of every
+claim is a share of 1/2 (more than half of the starting points).
 
-Rivals are methods without the paper's mechanism (a step that does not integrate l along
-the gradient's growth): the (L0, L1) step, clipped GD, GD with 1/L on the sublevel set and
+Rivals are methods without the paper's mechanism (a step that integrates l along the
+gradient's growth): the (L0, L1) step, clipped GD, GD with 1/L on the sublevel set and
 normalized GD. The control of every claim is the paper's own rule fed l frozen at l(0) (the
 L-smooth assumption near the minimiser) in the rule's place: the same code without the
 gradient-dependent l, which must fail.
@@ -19,15 +25,25 @@ gradient-dependent l, which must fail.
 
 from __future__ import annotations
 
-from harness import Cells, Claim, Less, Rival, Select, Source
-from harness.claims import LogLogSlope, Mean, Swap
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["ConvexRate", "IndependentOfInitialGradient", "LeavesBarrierWall"]
+import numpy as np
+
+from harness import Cells, Claim, Greater, Rival, Select, Source
+from harness.claims import BinomialSample, Rate, Statistic, Swap
+
+if TYPE_CHECKING:  # pandas is imported by the results, not by start-up
+    import pandas as pd
+
+__all__ = ["CLAIMS", "ConvexRate", "IndependentOfInitialGradient", "LeavesBarrierWall"]
 
 TASK = "lsmooth-gd"
 PAPER = "Tyurin, ICML 2025"
 ARXIV = "2412.11773"
 GD = "gd-lsmooth"
+SEEDS = 8
+MAJORITY = Greater(0.5)
+SLOPE_THRESHOLD = 0.1
 SUBJECT = Select(GD, method_params={"ell_growth": True})
 FROZEN = Select(GD, method_params={"ell_growth": False})
 FROZEN_L = Swap(
@@ -41,17 +57,42 @@ CONSTANT = Rival("gd-constant", why="1/L with L the curvature bound on the suble
 NORMALIZED = Rival("gd-normalized", why="a fixed step length 1/L1: no step-size decay")
 
 
+def unit_slopes(rows: pd.DataFrame, metric: str, along: str) -> pd.Series:
+    """Per seed, the least-squares slope of log ``metric`` on log ``along`` (the metric
+    first averaged per level): one number per starting point."""
+    frame = rows.assign(_x=np.log(rows[along].astype(float)), _y=np.log(rows[metric].astype(float)))
+    curves = frame.groupby(["seed", "_x"])["_y"].mean().reset_index()
+    return (
+        curves.groupby("seed")
+        .apply(
+            lambda c: float(np.polyfit(c["_x"], c["_y"], 1)[0]) if len(c) > 1 else np.nan,
+            include_groups=False,
+        )
+        .dropna()
+    )
+
+
+def _share_of_flat_slopes(rows: pd.DataFrame, metric: str, unit: Any, subject: Select):
+    """The share of starting points whose calls grow slower than ||grad f(x0)||^0.1."""
+    slopes = unit_slopes(subject.rows(rows), metric, "dataset.start_grad")
+    if slopes.size < 2:
+        raise ValueError("a slope needs at least 2 starting points with 2 levels of start_grad")
+    hits = int((slopes < SLOPE_THRESHOLD).sum())
+    return BinomialSample(hits, int(slopes.size), f"exact binomial over {slopes.size} units")
+
+
 class LeavesBarrierWall(Claim):
     """Started next to a barrier's wall, the paper's step reaches the minimum fast.
 
     The box log barrier in d = 10 started where ||grad f(x0)|| = 1e6 (about 1e-6 from the
-    wall). Statistic: per seed, log10 of the gradient calls until f - f* <= 1e-6
-    (``evals-to-tolerance.log10_evals``; censored at the budget + 1). Margin: pilot (seeds
-    1000-1004, 1,000 steps) gave 1.68-1.78 for the paper's step, 3.0 (censored) for every
-    rival and for the frozen-l control (which leaves the domain at its first step); the margin
-    2.0 (100 calls) lies between. The Armijo line search, which spends function values and
-    is no rival, gave 1.98-2.05. Source: abstract (read): the step minimises the l-smooth
-    upper bound, so each step decreases f; the setting is a reconstruction.
+    wall). Per starting point: log10 of the gradient calls until f - f* <= 1e-6
+    (``evals-to-tolerance.log10_evals``, censored at the budget + 1); the claim is that more
+    than half of the starting points need fewer than 100 calls. Pilot (seeds 1000-1004,
+    1,000 steps): 1.68-1.78 for the paper's step, 3.0 (censored) for every rival and for the
+    frozen-l control (which leaves the domain at its first step), so the threshold 2.0 lies
+    between. The Armijo line search, which spends function values and is no rival, gave
+    1.98-2.05. The abstract says the step minimises the l-smooth upper bound, so each step
+    decreases f; the setting is a reconstruction.
 
     Source: Tyurin, ICML 2025 (arXiv 2412.11773), abstract.
     """
@@ -61,17 +102,18 @@ class LeavesBarrierWall(Claim):
     source = Source(PAPER, ARXIV, "Abstract (theorems not read)")
     statement = (
         "On a 10-d box log barrier started where ||grad f(x0)|| = 1e6, GD with the paper's step"
-        " reaches f - f* <= 1e-6 in fewer than 100 gradient calls, while the (L0, L1), clipped,"
-        " 1/L and normalized steps do not (setting a reconstruction, not read in the paper)."
+        " reaches f - f* <= 1e-6 in fewer than 100 gradient calls from most starting points,"
+        " while the (L0, L1), clipped, 1/L and normalized steps do not (setting a"
+        " reconstruction, not read in the paper)."
     )
     requires = (
         Cells("log-barrier", (GD,), {"start_grad": 1e6}, {"ell_growth": [True, False]},
-              min_seeds=5),
+              min_seeds=SEEDS),
     )  # fmt: skip
     metric = "evals-to-tolerance.log10_evals"
     unit = "seed"
-    kind = Mean()
-    hypothesis = Less(2.0)
+    kind = Rate(threshold=2.0, above=False)
+    hypothesis = MAJORITY
     subject = SUBJECT
     rivals = (L0L1, CLIPPED, CONSTANT, NORMALIZED)
     control = FROZEN_L
@@ -80,14 +122,16 @@ class LeavesBarrierWall(Claim):
 class IndependentOfInitialGradient(Claim):
     """The paper's step needs almost the same number of calls whatever ||grad f(x0)||.
 
-    f = sum |x_i|^4 / 4 in d = 10, started where ||grad f(x0)|| = 1, 1e3, 1e6, 1e9.
-    Statistic: per seed, the log-log slope of the calls to reach f - f* <= 1e-3 in
-    ||grad f(x0)||: a power law N ~ ||grad f(x0)||^s. Margin: pilot (seeds 1000-1004, 2,000
-    steps) gave s = 0.050-0.066 for the paper's step (27 -> 88 calls: logarithmic growth),
-    0.19-0.21 for (L0, L1) and clipped GD, 0.14-0.17 for 1/L (censored at the budget, so
-    true slopes are larger), 0.30 for normalized GD and 0.21-0.23 for the frozen-l control;
-    margin s < 0.1. Source: abstract and the introduction's summary (read): the rates lose the
-    dependence on the possibly huge ||grad f(x0)||; the setting is a reconstruction.
+    f = sum |x_i|^4 / 4 in d = 10, started where ||grad f(x0)|| = 1, 1e3, 1e6, 1e9. Per
+    starting point (a direction, the same at the four levels): the log-log slope s of the
+    calls to reach f - f* <= 1e-3 in ||grad f(x0)|| (calls ~ ||grad f(x0)||^s); the claim is
+    that s < 0.1 for more than half of the starting points. Pilot (seeds 1000-1004, 1,000
+    steps): s = 0.050-0.066 for the paper's step (28 -> 88 calls: logarithmic growth),
+    0.16-0.18 for (L0, L1) and clipped GD, 0.27 for normalized GD, 0.18-0.20 for the frozen-l
+    control and 0.11-0.14 for 1/L, the closest to the threshold because its calls are
+    censored at the budget from ||grad f(x0)|| = 1e3 on (its true slope is larger). The
+    introduction's summary says the rates lose the dependence on the possibly huge
+    ||grad f(x0)||; the setting is a reconstruction.
 
     Source: Tyurin, ICML 2025 (arXiv 2412.11773), abstract and introduction.
     """
@@ -98,17 +142,21 @@ class IndependentOfInitialGradient(Claim):
     statement = (
         "On f = sum |x_i|^4/4 in d = 10, the gradient calls GD with the paper's step needs to"
         " reach f - f* <= 1e-3 grow slower than ||grad f(x0)||^0.1 over ||grad f(x0)|| ="
-        " 1..1e9, unlike the (L0, L1), clipped, 1/L and normalized steps (setting a"
-        " reconstruction, not read in the paper)."
+        " 1..1e9 from most starting points, unlike the (L0, L1), clipped, 1/L and normalized"
+        " steps (setting a reconstruction, not read in the paper)."
     )
     requires = (
         Cells("power", (GD,), {"p": 4.0, "start_grad": [1.0, 1e3, 1e6, 1e9]},
-              {"ell_growth": [True, False]}, min_seeds=5),
+              {"ell_growth": [True, False]}, min_seeds=SEEDS),
     )  # fmt: skip
     metric = "evals-to-tolerance.evals"
     unit = "seed"
-    kind = LogLogSlope(along="dataset.start_grad")
-    hypothesis = Less(0.1)
+    kind = Statistic(
+        _share_of_flat_slopes,
+        "share of units whose log-log slope of evals-to-tolerance.evals in"
+        " dataset.start_grad is < 0.1",
+    )
+    hypothesis = MAJORITY
     subject = SUBJECT
     rivals = (L0L1, CLIPPED, CONSTANT, NORMALIZED)
     control = FROZEN_L
@@ -117,15 +165,16 @@ class IndependentOfInitialGradient(Claim):
 class ConvexRate(Claim):
     """On a convex objective the paper's step converges at least at the O(1/k) rate.
 
-    f = sum |x_i|^4 / 4 in d = 10 from ||grad f(x0)|| = 1e3, 2,000 steps. Statistic: per
-    seed, the log-log slope of f(x_k) - f* on k over k in [500, 2000] (``tail-rate``).
-    Margin: pilot (seeds 1000-1004) gave -2.07 for the paper's step (the -p/(p-2) = -2 of
-    this flat minimum), 0.00 for normalized GD (stuck at its step length) and for the
-    frozen-l control (which diverges); margin -0.9 (a 1/k rate with 10% slack). Rival: only
-    normalized GD; the (L0, L1), clipped and 1/L steps also reach this rate (pilot -2.05,
-    -2.05, -1.87 to -1.96) and are no rivals of a rate claim. Source: abstract (read): "improve upon
-    existing theoretical convergence rates" in the convex setting; the O(1/k) form of the
-    rate is a reconstruction (not read in the paper).
+    f = sum |x_i|^4 / 4 in d = 10 from ||grad f(x0)|| = 1e3. Per starting point: the
+    log-log slope of f(x_k) - f* on k over the last three quarters of the run
+    (``tail-rate``); the claim is that it is below -0.9 (a 1/k rate with 10% slack) for more
+    than half of the starting points. Pilot (seeds 1000-1004, 1,000 steps): -2.15 to -2.13
+    for the paper's step (the -p/(p-2) = -2 of this flat minimum), 0.00 for normalized GD
+    (stuck at its step length) and for the frozen-l control (which diverges). Rival: only
+    normalized GD; the (L0, L1), clipped and 1/L steps also reach this rate (pilot -2.14 to
+    -2.10, -2.12 to -2.08, -1.93 to -1.83) and are no rivals of a rate claim. The abstract
+    says the step improves the known rates in the convex setting; the O(1/k) form is a
+    reconstruction (not read in the paper).
 
     Source: Tyurin, ICML 2025 (arXiv 2412.11773), abstract.
     """
@@ -135,17 +184,18 @@ class ConvexRate(Claim):
     source = Source(PAPER, ARXIV, "Abstract (convex theorem not read)")
     statement = (
         "On f = sum |x_i|^4/4 in d = 10 from ||grad f(x0)|| = 1e3, f(x_k) - f* under GD with"
-        " the paper's step falls at least like 1/k (log-log slope < -0.9 over k = 500..2000),"
-        " while normalized GD stalls (rate form a reconstruction, not read in the paper)."
+        " the paper's step falls at least like 1/k (log-log slope < -0.9 over the last three"
+        " quarters of the run) from most starting points, while normalized GD stalls (rate"
+        " form a reconstruction, not read in the paper)."
     )
     requires = (
         Cells("power", (GD,), {"p": 4.0, "start_grad": 1e3}, {"ell_growth": [True, False]},
-              min_seeds=5),
+              min_seeds=SEEDS),
     )  # fmt: skip
     metric = "tail-rate"
     unit = "seed"
-    kind = Mean()
-    hypothesis = Less(-0.9)
+    kind = Rate(threshold=-0.9, above=False)
+    hypothesis = MAJORITY
     subject = SUBJECT
     rivals = (NORMALIZED,)
     control = FROZEN_L
