@@ -3,13 +3,14 @@
 data. (Heavier skew at small n is out of any t interval's reach: harness.claims.samples says
 what lognormal sigma = 1 gets.)
 
-40,000 simulated samples per case (the Monte Carlo error of a coverage, 0.0012, well below its distance to the goal), vectorised through the functions the samples themselves
-call (``t_bounds``, ``unit_slopes``, ``clopper_pearson``); ``test_the_kinds_compute_what_the_
-simulation_checks`` pins that each kind gives the same interval on a results table. The t
-intervals are skewness-corrected (Hall 1992, :mod:`harness.claims.samples`) and a sample of
-extreme skewness declines to decide (it asserts no interval: it counts as covering, and its
-share on normal data is bounded apart); the plain t interval is the negative control: it
-misses the goal on lognormal means at n = 5.
+40,000 simulated samples per case (the Monte Carlo error of a coverage, 0.0012, well
+below its distance to the goal), vectorised through the functions the samples call
+(``t_bounds``, ``unit_slopes``, ``clopper_pearson``);
+``test_the_kinds_compute_what_the_simulation_checks`` pins that each kind gives the same
+interval on a results table. The t intervals are skewness-corrected (Hall 1992,
+:mod:`harness.claims.samples`) and a sample of extreme skewness declines to decide (it
+asserts no interval: it counts as covering); the plain t interval is the negative control:
+it misses the goal on lognormal means at n = 5.
 """
 
 from __future__ import annotations
