@@ -18,11 +18,12 @@ from typing import Any
 
 from harness.lazy import LazyModule
 from harness.summary import format_number, noise_floor
-from harness.verdicts import HEADER, Verdict, count_line, table_rows, verdicts_markdown
+from harness.verdicts import HEADER, Verdict, count_line, legend, table_rows, verdicts_markdown
 
 pd = LazyModule("pandas")
 
 __all__ = [
+    "FOREST_CAPTION",
     "Document",
     "Grid",
     "Part",
@@ -32,6 +33,18 @@ __all__ = [
     "markdown_cell",
     "render",
 ]
+
+
+FOREST_CAPTION = (
+    "Every claim on a row of its own, on its own scale: the grey numbers at a row's ends are"
+    " the values there, so that a rate exponent, an error and a ratio are each read against"
+    " their own margin. The shaded span holds the values the claim allows (its margin a"
+    " dashed line); the dot and line are the estimate and its interval (95% unless the row"
+    " says otherwise), coloured by verdict; x marks a rival and a hollow diamond the control,"
+    " each with its own estimate in the subject's place (both must fail); a mark at a row's"
+    " very end lies beyond it."
+)
+"""Under the forest plot (``claims.png``) in both formats."""
 
 
 @dataclass(frozen=True)
@@ -73,6 +86,7 @@ class Document:
     coverage: str = ""  # how many of the suite's cells have no result
     chosen: str = ""  # the options that chose the cells
     verdicts: Sequence[Verdict] = ()
+    forest: str = ""  # the verdicts' forest plot (claims.png), base64
     sections: Sequence[Section] = field(default_factory=list)
 
 
@@ -134,6 +148,8 @@ def _environment(kind: str) -> Any:
         header=HEADER,
         table_rows=table_rows,
         count_line=count_line,
+        legend=legend,
+        forest_caption=FOREST_CAPTION,
         verdicts_markdown=verdicts_markdown,
     )
     return env

@@ -47,11 +47,35 @@ def claims_fail(verdicts: list[Any]) -> bool:
     return any(v.status in failing for v in verdicts)
 
 
+TERMINAL_WIDTH = 140
+"""The widest the verdict table is printed (a narrower terminal folds it further)."""
+
+NARROWEST_WITH_WHY = 130
+"""Below this width the table has no ``why`` column: a row's number leads to its note."""
+
+_WIDEST = {"estimate [95% CI]": 17, "tested against": 10, "p (Holm)": 8, "MDE": 8,
+           "control": 10, "rivals": 9}  # fmt: skip
+
+NOTE_LENGTH = 600
+"""The longest note printed under the table (a list of missing cells can run to pages)."""
+
+_SHORT = {"not-reproduced": "fails", "reproduced": "holds", "inconclusive": "undecided",
+          "uninformative": "holds", "not-run": "not run", "error": "error"}  # fmt: skip
+
+
 def print_verdicts(verdicts: list[Any], fmt: str = "table") -> None:
-    """The verdict table (one line per claim), its notes and the count line."""
+    """The verdict table, each paper's claims under its name, folded to fit a terminal;
+    then the legend, the notes (each ``why`` the table shortens, whole, numbered as its
+    row, and each added method's placing) and the count line.
+
+    The terminal's columns are those of the Markdown table, narrower: ``p (Holm)`` is
+    Holm's p alone (the test's own p is in the Markdown and JSON), the control and rivals
+    say whether they fail (as they must), ``why`` is a few words."""
     import json
 
-    from harness.verdicts import HEADER, count_line, table_rows, verdicts_markdown
+    from rich import box
+
+    from harness.verdicts import HEADER, count_line, legend, notes, verdicts_markdown
 
     if fmt == "json":
         click.echo(json.dumps([v.as_dict() for v in verdicts], indent=1))
@@ -59,31 +83,61 @@ def print_verdicts(verdicts: list[Any], fmt: str = "table") -> None:
     if fmt == "markdown":
         click.echo(verdicts_markdown(verdicts), nl=False)
         return
-    table = Table(title="Claims: verdict per claim (docs/design.md 'Claims')", title_justify="left")
-    for name in HEADER:
-        table.add_column(name, overflow="fold")
-    for row in table_rows(verdicts):
-        style = _VERDICT_STYLE.get(row[2], "")
-        table.add_row(*plain(*row[:2]), f"[{style}]{escape(row[2])}[/]", *plain(*row[3:]))
-    console.print(table)
+    width = min(console.width, TERMINAL_WIDTH)
+    inline = width >= NARROWEST_WITH_WHY  # narrower: every why in the notes, numbered
+    table = Table(title="Claims: verdict per claim (docs/design.md 'Claims')",
+                  title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, width=width,
+                  padding=(0, 1, 0, 0))  # fmt: skip
+    for name in HEADER[1:] if inline else HEADER[1:-1]:
+        flexible = inline and name in ("claim", "why")  # narrower: rich folds every column
+        table.add_column(name, overflow="fold", no_wrap=name in ("verdict", "n"),
+                         ratio=1 if flexible else None, min_width=16 if flexible else None,
+                         max_width=_WIDEST.get(name))  # fmt: skip
+    paper, lines = None, []
     for v in verdicts:
-        _print_notes(v)
+        if v.task != paper:
+            paper = v.task
+            table.add_row(f"[bold]{escape(paper)}[/]")
+        why, full = v.why_short, " ".join(v.why.split())
+        mark = f"[{len(lines) + 1}]"
+        if full and (full != why or not inline):
+            lines.append(f"{mark} {v.claim}: {full}")
+            why = f"{why} {mark}" if inline else mark
+        row = _terminal_row(v, why)
+        table.add_row(*(row if inline else [row[0], f"{row[1]} {escape(why)}", *row[2:-1]]))
+    console.print(table)
+    console.print(escape(legend(verdicts)), style="dim", width=width)
+    for line in [*lines, *notes(verdicts, None)]:
+        cut = f"... ({len(line) - NOTE_LENGTH:,} characters more: --format json)"
+        shown = line if len(line) <= NOTE_LENGTH else line[:NOTE_LENGTH] + cut
+        console.print(f"  {escape(shown)}", soft_wrap=True)
     console.print(f"[bold]{escape(count_line(verdicts))}[/]")
 
 
-def _print_notes(v: Any) -> None:
-    """A verdict's reason, and where each added method placed the estimate."""
-    if v.reason:
-        first = v.reason.strip().splitlines()[-1 if v.status == "error" else 0]
-        console.print(f"  {escape(v.claim)}: {escape(first)}", soft_wrap=True)
-    for method, placed in v.added.items():
-        e = placed.estimate
-        where = placed.reason or (f"{e.estimate:.3g} [{e.low:.3g}, {e.high:.3g}]" if e else "")
-        console.print(
-            f"  {escape(v.claim)} with {escape(method)} in {escape(str(v.subject))}'s"
-            f" place: {escape(str(placed.status))} {escape(where)}",
-            soft_wrap=True,
-        )
+def _terminal_row(v: Any, why: str) -> list[str]:
+    """A verdict's cells in the terminal (the columns of HEADER but the paper)."""
+    from harness.verdicts import table_rows
+
+    (row,) = table_rows([v])
+    style = _VERDICT_STYLE.get(row[2], "")
+    row[6] = "-" if v.p_adjusted is None else f"{v.p_adjusted:.2g}"
+    row[8] = _checks([v.control] if v.control else [])
+    row[9] = _checks(list(v.rivals.values()))
+    row[10] = why
+    return [escape(row[1]), f"[{style}]{escape(row[2])}[/]", *plain(*row[3:])]
+
+
+def _checks(outcomes: list[Any]) -> str:
+    """``fails`` (``fails 19/20`` for a randomised control) for one outcome, ``3/3 fail``
+    for several, ``-`` for none."""
+    if not outcomes:
+        return "-"
+    if len(outcomes) == 1:
+        o = outcomes[0]
+        draws = f" {round(o.failed * o.draws)}/{o.draws}" if o.draws > 1 and o.failed else ""
+        return _SHORT.get(str(o.status), str(o.status)) + draws
+    failed = sum(str(o.status) == "not-reproduced" for o in outcomes)
+    return f"{failed}/{len(outcomes)} fail"
 
 
 def summarise(
@@ -94,14 +148,17 @@ def summarise(
     report_dir: Path,
     elapsed: float,
     claim_names: tuple[str, ...] = (),
+    evidence: Any = None,
 ) -> list[Any]:
-    """Print the tables, write the report, print the tally and the verdicts; return them."""
+    """Print the tables, write the report, print the tally and the verdicts; return them.
+    ``evidence``: the suite whose cells the verdicts read (default ``spec``)."""
     from harness.layout import ui_link
     from harness.summary import tally
 
     results = tracker.suite_results(spec)
     _print_tables(tracker, registry, spec, results)
-    verdicts = verdicts_of(registry, spec, results, claim_names)
+    claim_rows = results if evidence is None else tracker.suite_results(evidence)
+    verdicts = verdicts_of(registry, spec, claim_rows, claim_names)
     if not results.empty:
         selection = spec.expanded.get("overrides", [])
         out = report_folder(report_dir, spec.name, selection, claim_names)  # a part: apart
