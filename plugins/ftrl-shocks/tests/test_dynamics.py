@@ -10,6 +10,7 @@ from harness_ftrl_shocks._dynamics import (
     simulate,
     simulate_loop,
 )
+from harness_ftrl_shocks.data import Game
 from harness_ftrl_shocks.metrics import boundary_distance
 
 
@@ -121,3 +122,13 @@ def test_hits_and_returns_are_recorded_at_every_eps():
     # a smaller neighbourhood is reached later, and entered no more often
     assert np.all(play.hit_row[0] <= play.hit_row[1]) and np.all(play.hit_row[1] <= play.hit_row[2])
     assert np.all(play.returns_row[0] >= play.returns_row[2])
+
+
+@pytest.mark.parametrize("name", ["entropic", "euclidean"])
+def test_players_with_different_action_counts_match_the_loop(name):
+    a = np.array([[1.0, 0.0, 2.0], [0.0, 1.0, -1.0]])
+    game = Game("2x3", a, -a, np.array([0.6, 0.4]), np.full(3, 1 / 3), np.zeros((0, 2), int))
+    play = simulate(game, REGULARIZERS[name], 0.5, 0.05, 1.0, 4, np.random.default_rng(5))
+    final = simulate_loop(game, REGULARIZERS[name], 0.5, 0.05, 1.0, 4, np.random.default_rng(5))
+    assert play.x_row.shape[2] == 2 and play.x_col.shape[2] == 3
+    assert np.hstack([play.x_row[-1], play.x_col[-1]]) == pytest.approx(final, abs=1e-12)

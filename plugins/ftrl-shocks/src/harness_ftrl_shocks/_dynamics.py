@@ -129,57 +129,69 @@ def simulate(
     Play
         The sampled strategies, hitting times and return counts.
     """
-    a, b = game.payoff_row, game.payoff_col
+    payoffs, n_row, n_col = _stacked_payoffs(game)
+    n = payoffs.shape[-1]
     steps = max(1, round(horizon / dt))
     stride = max(1, steps // (snapshots - 1))
-    u_row = np.tile(regularizer.score_of(game.start_row), (paths, 1))
-    u_col = np.tile(regularizer.score_of(game.start_col), (paths, 1))
-    z_row, z_col = np.zeros_like(u_row), np.zeros_like(u_col)
+    u = np.full((2, paths, n), _ABSENT)
+    u[0, :, :n_row] = regularizer.score_of(game.start_row)
+    u[1, :, :n_col] = regularizer.score_of(game.start_col)
+    z = np.zeros_like(u)
     decay, std = _noise_scale(sigma, mean_reversion, dt)
     eps = np.asarray(EPSILONS)[None, :, None]
     hit = np.full((2, len(EPSILONS), paths), np.inf)
     returns = np.zeros((2, len(EPSILONS), paths), dtype=np.int64)
     armed = np.ones((2, len(EPSILONS), paths), dtype=bool)
-    times, xs_row, xs_col = [], [], []
+    times, xs = [], []
 
-    def drift(x_row: np.ndarray, x_col: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return x_col @ a.T, x_row @ b
-
-    x_row, x_col = regularizer.choice(u_row + z_row), regularizer.choice(u_col + z_col)
+    x = regularizer.choice(u + z)
     for k in range(steps + 1):
         if k % stride == 0 or k == steps:
             times.append(k * dt)
-            xs_row.append(x_row)
-            xs_col.append(x_col)
-        gaps = np.stack([1.0 - x_row.max(axis=1), 1.0 - x_col.max(axis=1)])[:, None, :]
+            xs.append(x)
+        gaps = (1.0 - x.max(axis=2))[:, None, :]
         entered = armed & (gaps < eps)
-        hit = np.where(np.isinf(hit) & entered, k * dt, hit)
+        hit[np.isinf(hit) & entered] = k * dt
         returns += entered
         armed = (armed & ~entered) | (gaps > REARM_GAP)
         if k == steps:
             break
-        v_row, v_col = drift(x_row, x_col)
-        z_row = decay * z_row + std * rng.standard_normal(z_row.shape)
-        z_col = decay * z_col + std * rng.standard_normal(z_col.shape)
+        v = np.matmul(x[::-1], payoffs)
+        z = decay * z + std * rng.standard_normal(z.shape)
         if scheme == "heun":
-            p_row = regularizer.choice(u_row + v_row * dt + z_row)
-            p_col = regularizer.choice(u_col + v_col * dt + z_col)
-            w_row, w_col = drift(p_row, p_col)
-            u_row = u_row + 0.5 * (v_row + w_row) * dt
-            u_col = u_col + 0.5 * (v_col + w_col) * dt
+            w = np.matmul(regularizer.choice(u + v * dt + z)[::-1], payoffs)
+            u = u + 0.5 * (v + w) * dt
         else:
-            u_row, u_col = u_row + v_row * dt, u_col + v_col * dt
-        x_row, x_col = regularizer.choice(u_row + z_row), regularizer.choice(u_col + z_col)
+            u = u + v * dt
+        x = regularizer.choice(u + z)
+    xs = np.stack(xs)
     return Play(
         times=np.asarray(times),
-        x_row=np.stack(xs_row),
-        x_col=np.stack(xs_col),
+        x_row=xs[:, 0, :, :n_row],
+        x_col=xs[:, 1, :, :n_col],
         hit_row=hit[0],
         hit_col=hit[1],
         returns_row=returns[0],
         returns_col=returns[1],
         dt=dt,
     )
+
+
+#: Score of an action a player lacks when the other has more (both are stacked to one
+#: width): its probability is exactly 0 under both choice maps.
+_ABSENT = -1e9
+
+
+def _stacked_payoffs(game: Game) -> tuple[np.ndarray, int, int]:
+    """``(M, n_row, n_col)`` with ``M`` of shape (2, n, n), n = max(n_row, n_col), such that
+    ``x_col @ M[0]`` is the row player's payoff vector and ``x_row @ M[1]`` the column
+    player's (zero-padded to width n)."""
+    n_row, n_col = game.shape
+    n = max(n_row, n_col)
+    m = np.zeros((2, n, n))
+    m[0, :n_col, :n_row] = game.payoff_row.T
+    m[1, :n_row, :n_col] = game.payoff_col
+    return m, n_row, n_col
 
 
 def simulate_loop(
@@ -202,21 +214,20 @@ def simulate_loop(
         Both players' strategies at the horizon.
     """
     a, b = game.payoff_row, game.payoff_col
+    n_row, n_col = game.shape
+    n = max(n_row, n_col)
     steps = max(1, round(horizon / dt))
-    std = sigma * np.sqrt(dt)
-    shocks_row = np.empty((steps, paths, a.shape[0]))
-    shocks_col = np.empty((steps, paths, a.shape[1]))
-    for k in range(steps):
-        shocks_row[k] = std * rng.standard_normal((paths, a.shape[0]))
-        shocks_col[k] = std * rng.standard_normal((paths, a.shape[1]))
-    final = np.empty((paths, sum(a.shape)))
+    shocks = np.stack(
+        [sigma * np.sqrt(dt) * rng.standard_normal((2, paths, n)) for _ in range(steps)]
+    )
+    final = np.empty((paths, n_row + n_col))
     for p in range(paths):
         u_row, u_col = regularizer.score_of(game.start_row), regularizer.score_of(game.start_col)
-        z_row, z_col = np.zeros(a.shape[0]), np.zeros(a.shape[1])
+        z_row, z_col = np.zeros(n_row), np.zeros(n_col)
         for k in range(steps):
             x_row, x_col = regularizer.choice(u_row + z_row), regularizer.choice(u_col + z_col)
             v_row, v_col = a @ x_col, x_row @ b
-            z_row, z_col = z_row + shocks_row[k, p], z_col + shocks_col[k, p]
+            z_row, z_col = z_row + shocks[k, 0, p, :n_row], z_col + shocks[k, 1, p, :n_col]
             p_row = regularizer.choice(u_row + v_row * dt + z_row)
             p_col = regularizer.choice(u_col + v_col * dt + z_col)
             u_row = u_row + 0.5 * (v_row + a @ p_col) * dt
