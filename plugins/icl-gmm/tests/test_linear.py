@@ -7,6 +7,8 @@ from harness_icl_gmm.data import IclData, MixtureLaw
 from harness_icl_gmm.datasets import covariance
 from harness_icl_gmm.metrics import window_rates
 
+from harness import Skip
+
 
 @pytest.fixture(scope="module")
 def train():
@@ -75,3 +77,8 @@ def test_window_rates_see_a_plateau():
     rates = window_rates(steps, distances)
     assert rates.max() == pytest.approx(0.0)
     assert rates.min() == pytest.approx(np.log(0.95))
+
+
+def test_window_rates_skip_a_run_shorter_than_two_stretches():
+    with pytest.raises(Skip, match="fewer than 2 stretches"):
+        window_rates(np.arange(0, 151, 5), 0.9 ** np.arange(0, 151, 5))
