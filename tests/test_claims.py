@@ -10,7 +10,18 @@ import pandas as pd
 import pytest
 from test_cli import harness
 
-from harness.claims import Cells, Claim, Greater, Source, Status, evaluate_claims
+from harness.claims import (
+    Cells,
+    Claim,
+    Greater,
+    PairedGain,
+    Rival,
+    Source,
+    Status,
+    Swap,
+    Transform,
+    evaluate_claims,
+)
 from harness.stats import paired_difference
 
 CLAIMS_SUITE = """
@@ -30,8 +41,10 @@ EXPECTED = {
     "shift-lowers-error": "not-reproduced",
     "noisy-matches-plain": "inconclusive",
     "error-is-non-negative": "uninformative",
+    "shift-rival-noise": "inconclusive",
     "needs-fragile": "not-run",
     "broken-claim": "error",
+    "legacy-shift-raises-error": "reproduced",
 }
 
 
@@ -56,7 +69,10 @@ def test_run_ends_with_a_verdict_per_claim_and_every_status(ran):
     for claim, status in EXPECTED.items():
         line = next(line for line in tail.splitlines() if f" {claim} " in line)
         assert status in line, line
-    assert "1 reproduced, 1 not reproduced, 1 inconclusive, 1 uninformative, 1 not run" in tail
+    assert (
+        "2 reproduced, 1 not reproduced, 2 inconclusive, 1 uninformative, 1 not run, 1 error"
+        in tail
+    )
     assert "needs-fragile: missing cells: noise(n=40) x fragile" in tail
     assert "KeyError" in tail  # the broken claim's last traceback line
     report = (folder / "reports" / "toy-claims" / "report.md").read_text()
@@ -167,6 +183,12 @@ def _table(effect: float, seeds: int = 8, noise: float = 0.1, method: str = "new
     return pd.DataFrame(rows)
 
 
+def _exchange(results, metric):
+    """'new' and 'old' trade their rows: the effect must reverse."""
+    names = results["method"].map({"new": "old", "old": "new"}).fillna(results["method"])
+    return results.assign(method=names)
+
+
 class NewBeatsOld(Claim):
     """'new' scores higher than 'old', paired over seeds.
 
@@ -178,8 +200,26 @@ class NewBeatsOld(Claim):
     source = Source("fixture")
     statement = "new scores above old."
     requires = (Cells("d", ("new", "old")),)
+    metric = "score"
+    subject = "new"
+    kind = PairedGain(baseline="old")
     hypothesis = Greater(0.0)
-    control_description = "method labels shuffled within each seed"
+    control = Transform(_exchange, "new and old exchanged")
+
+
+class LegacyNewBeatsOld(Claim):
+    """The same claim with its own statistic and control (first contract).
+
+    Source: test fixture.
+    """
+
+    name = "legacy-new-beats-old"
+    task = "t"
+    source = Source("fixture")
+    statement = "new scores above old."
+    requires = (Cells("d", ("new", "old")),)
+    hypothesis = Greater(0.0)
+    control_description = "new and old exchanged"
     subject = "new"
 
     def statistic(self, results):
@@ -187,50 +227,83 @@ class NewBeatsOld(Claim):
         return paired_difference(wide["new"], wide["old"])
 
     def control(self, results):
-        rng = np.random.default_rng(0)
-        out = results.copy()
-        for _, index in out.groupby("seed").groups.items():
-            out.loc[index, "method"] = rng.permutation(out.loc[index, "method"].to_numpy())
-        return out
+        return _exchange(results, "score")
 
 
 def test_a_real_effect_is_reproduced_and_noise_in_its_place_is_not():
-    (real,) = evaluate_claims([NewBeatsOld], _table(1.0))
-    assert real.status == Status.REPRODUCED and real.control["status"] != "reproduced"
-    (noise,) = evaluate_claims([NewBeatsOld], _table(0.0))
-    assert noise.status == Status.INCONCLUSIVE  # not detected: never "not reproduced"
-    assert noise.estimate.mde > 0  # with the smallest effect this n detects
+    for claim in (NewBeatsOld, LegacyNewBeatsOld):
+        (real,) = evaluate_claims([claim], _table(1.0))
+        assert real.status == Status.REPRODUCED, real
+        assert real.control.status == Status.NOT_REPRODUCED
+        (noise,) = evaluate_claims([claim], _table(0.0))
+        assert noise.status == Status.INCONCLUSIVE  # not detected: never "not reproduced"
+        assert noise.estimate.mde > 0  # with the smallest effect this n detects
 
 
 def test_a_claim_its_control_also_passes_is_uninformative():
     class Trivial(NewBeatsOld):
         name = "trivial"
-
-        def control(self, results):
-            return results  # a "control" that changes nothing: the claim proves nothing
+        control = Transform(lambda rows, metric: rows, "nothing changed")
 
     (verdict,) = evaluate_claims([Trivial], _table(1.0))
     assert verdict.status == Status.UNINFORMATIVE
 
 
+def test_an_undecided_control_leaves_the_claim_inconclusive():
+    def noise_for_new(rows, metric):
+        noise = np.random.default_rng(3).normal(0, 1, len(rows))
+        old = rows["method"].eq("old")
+        return rows.assign(score=np.where(old, rows["score"], rows["score"] - 1 + noise))
+
+    class Undecided(NewBeatsOld):
+        name = "undecided"
+        control = Transform(noise_for_new, "noise in new's place: neither side")
+
+    class ExactlyZero(NewBeatsOld):
+        name = "exactly-zero"
+        control = Swap(source="old", target="new")  # a gain of exactly 0 is no gain
+
+    (zero,) = evaluate_claims([ExactlyZero], _table(1.0))
+    assert zero.status == Status.REPRODUCED and zero.control.status == Status.NOT_REPRODUCED
+
+    (verdict,) = evaluate_claims([Undecided], _table(1.0))
+    assert verdict.status == Status.INCONCLUSIVE and "control undecided" in verdict.reason
+
+
+def test_a_rival_that_reproduces_makes_the_claim_uninformative():
+    table = pd.concat([_table(1.0), _table(1.0, method="rival").query("method == 'rival'")])
+
+    class WithRival(NewBeatsOld):
+        name = "with-rival"
+        rivals = (Rival("rival", why="the same effect without the mechanism"),)
+
+    (verdict,) = evaluate_claims([WithRival], table)
+    assert verdict.status == Status.UNINFORMATIVE and "rival rival" in verdict.reason
+    assert verdict.rivals["rival"].status == Status.REPRODUCED
+    weak = pd.concat([_table(1.0), _table(-1.0, method="rival").query("method == 'rival'")])
+    (verdict,) = evaluate_claims([WithRival], weak)
+    assert verdict.status == Status.REPRODUCED
+    assert verdict.rivals["rival"].status == Status.NOT_REPRODUCED
+
+
 def test_holm_turns_a_marginal_claim_inconclusive_among_many():
     from harness.stats import Estimate
 
-    class Marginal(NewBeatsOld):
+    class Marginal(LegacyNewBeatsOld):
         name = "marginal"
 
         def statistic(self, results):
+            if results["method"].eq("exchanged").any():
+                return Estimate(-0.5, -1.0, -0.01, 0.02, 8, 0.4, "given")
             return Estimate(0.5, 0.01, 1.0, 0.02, 8, 0.4, "given")
 
         def control(self, results):
-            return results.iloc[:0]
-
-        def _control(self, rows):
-            return {"status": Status.INCONCLUSIVE, "description": "", "estimate": None}
+            return results.assign(method="exchanged")
 
     alone = evaluate_claims([Marginal], _table(1.0))
     assert alone[0].status == Status.REPRODUCED and alone[0].p_adjusted == pytest.approx(0.02)
-    many = evaluate_claims([Marginal] * 5, _table(1.0))
+    five = [type(f"Marginal{i}", (Marginal,), {"name": f"marginal-{i}"}) for i in range(5)]
+    many = evaluate_claims(five, _table(1.0))
     assert all(v.status == Status.INCONCLUSIVE for v in many)
     assert many[0].p_adjusted == pytest.approx(0.1) and many[0].estimate.p_value == 0.02
 
@@ -239,8 +312,8 @@ def test_an_added_method_is_placed_in_the_subjects_place():
     table = pd.concat([_table(1.0), _table(-1.0, method="mine").query("method == 'mine'")])
     (verdict,) = evaluate_claims([NewBeatsOld], table)
     assert verdict.status == Status.REPRODUCED
-    assert verdict.added["mine"]["status"] == "not-reproduced"
-    assert verdict.added["mine"]["estimate"] == pytest.approx(-1.0, abs=0.2)
+    assert verdict.added["mine"].status == Status.NOT_REPRODUCED
+    assert verdict.added["mine"].estimate.estimate == pytest.approx(-1.0, abs=0.2)
 
 
 def test_too_few_seeds_is_not_run_naming_the_cells():
@@ -272,7 +345,7 @@ def test_a_malformed_claim_leaves_its_plugin_out_when_the_registry_is_built():
     from harness import hookimpl
     from harness.registry import build_registry
 
-    class NoTuple(NewBeatsOld):
+    class NoTuple(LegacyNewBeatsOld):
         name = "no-tuple"
         requires = Cells("d", ("new", "old"))  # the trailing comma forgotten
 
@@ -286,13 +359,13 @@ def test_a_malformed_claim_leaves_its_plugin_out_when_the_registry_is_built():
 
 
 def test_a_claim_that_exits_or_returns_nonsense_is_an_error_verdict():
-    class Exits(NewBeatsOld):
+    class Exits(LegacyNewBeatsOld):
         name = "exits"
 
         def statistic(self, results):
             raise SystemExit(0)
 
-    class Inverted(NewBeatsOld):
+    class Inverted(LegacyNewBeatsOld):
         name = "inverted"
 
         def statistic(self, results):

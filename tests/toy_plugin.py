@@ -17,12 +17,15 @@ from harness import (
     Greater,
     Method,
     Metric,
+    Rival,
+    Select,
     Skip,
     Source,
     Within,
     hookimpl,
     stats,
 )
+from harness.claims import PairedGain, Permute, Rate, Transform
 
 
 @dataclass(frozen=True)
@@ -247,24 +250,15 @@ CLAIM_DATA = {"n": 40}
 TOY_SOURCE = Source("Toy fixture of harness's tests", "", "no paper")
 
 
-def _abs_error(results, shift: float, kind: str = "plain"):
-    """``abs-error`` per seed of ``mean(shift, kind)``, sorted by seed."""
-    rows = results[
-        results["method.shift"].astype(float).eq(shift) & results["method.kind"].eq(kind)
-    ]
-    return rows.sort_values("seed")["abs-error"].to_numpy()
+PLAIN = Select("mean", method_params={"shift": 0.0, "kind": "plain"})
+SHIFTED = Select("mean", method_params={"shift": 1.0, "kind": "plain"})
+NOISY = Select("mean", method_params={"shift": 0.0, "kind": "noisy"})
 
 
-def _shuffled_methods(results):
-    """The negative control: method params shuffled across the cells of each seed (within
-    a seed the cells are exchangeable under the null that the method does not matter)."""
-    rng = np.random.default_rng(0)
-    out = results.copy()
-    for _, index in out.groupby("seed").groups.items():
-        order = rng.permutation(len(index))
-        for column in ("method.shift", "method.kind"):
-            out.loc[index, column] = out.loc[index, column].to_numpy()[order]
-    return out
+def _exchange_shift(results, metric):
+    """The control: shift 0 and shift 1 trade their rows (the effect must reverse)."""
+    shift = results["method.shift"].astype(float)
+    return results.assign(**{"method.shift": np.where(shift == 1.0, "0.0", "1.0")})
 
 
 class ShiftCostsAccuracy(Claim):
@@ -280,15 +274,12 @@ class ShiftCostsAccuracy(Claim):
     requires = (
         Cells("noise", ("mean",), CLAIM_DATA, {"shift": [0.0, 1.0], "kind": "plain"}, min_seeds=5),
     )
+    metric = "abs-error"
+    unit = "seed"
+    subject = SHIFTED
+    kind = PairedGain(baseline=PLAIN)
     hypothesis = Greater(0.0)
-    control_description = "shift shuffled across the cells of each seed"
-    subject = "mean"
-
-    def statistic(self, results):
-        return stats.paired_difference(_abs_error(results, 1.0), _abs_error(results, 0.0))
-
-    def control(self, results):
-        return _shuffled_methods(results)
+    control = Transform(_exchange_shift, "shift 0 and shift 1 exchanged")
 
 
 class ShiftGainsAccuracy(ShiftCostsAccuracy):
@@ -299,9 +290,7 @@ class ShiftGainsAccuracy(ShiftCostsAccuracy):
 
     name = "shift-lowers-error"
     statement = "mean(shift=0) has a larger abs-error than mean(shift=1) (it does not)."
-
-    def statistic(self, results):
-        return stats.paired_difference(_abs_error(results, 0.0), _abs_error(results, 1.0))
+    kind = PairedGain(baseline=PLAIN, higher_is_better=False)
 
 
 class NoisyMatchesPlain(ShiftCostsAccuracy):
@@ -313,26 +302,35 @@ class NoisyMatchesPlain(ShiftCostsAccuracy):
     name = "noisy-matches-plain"
     statement = "mean(kind=noisy) has the abs-error of mean(kind=plain) within 0.01."
     requires = (Cells("noise", ("mean",), CLAIM_DATA, {"shift": 0.0}, min_seeds=5),)
+    subject = NOISY
     hypothesis = Within(0.0, 0.01)
-
-    def statistic(self, results):
-        noisy, plain = _abs_error(results, 0.0, "noisy"), _abs_error(results, 0.0)
-        return stats.paired_difference(noisy, plain)
 
 
 class ErrorIsNonNegative(ShiftCostsAccuracy):
-    """A claim nothing can fail: absolute errors are non-negative (uninformative).
+    """A claim nothing can fail: absolute errors are non-negative (uninformative: its
+    randomised control holds too).
 
     Source: test fixture.
     """
 
     name = "error-is-non-negative"
-    statement = "More than half of the cells have a non-negative abs-error."
+    statement = "More than half of the seeds have a non-negative abs-error."
+    subject = SHIFTED
+    kind = Rate(threshold=-1e-12)
     hypothesis = Greater(0.5)
+    control = Permute("abs-error", within=())
 
-    def statistic(self, results):
-        errors = results["abs-error"].to_numpy()
-        return stats.binomial_rate(int((errors >= 0).sum()), errors.size)
+
+class ShiftBeatsNoRival(ShiftCostsAccuracy):
+    """The shift claim with a rival that has no shift but noise: it raises the error too, so
+    the claim cannot say the shift is what does it (uninformative).
+
+    Source: test fixture.
+    """
+
+    name = "shift-rival-noise"
+    statement = "Only the shift raises abs-error over the plain mean (noise does too)."
+    rivals = (Rival("mean", {"shift": 0.0, "kind": "noisy"}, why="noise, no shift"),)
 
 
 class NeedsFragile(ShiftCostsAccuracy):
@@ -352,15 +350,40 @@ class BrokenClaim(ShiftCostsAccuracy):
     """
 
     name = "broken-claim"
+    metric = "no-such-metric"
+
+
+class LegacyShiftCostsAccuracy(Claim):
+    """The shift claim written against the first contract (its own statistic and
+    control), still evaluated (reproduced).
+
+    Source: test fixture.
+    """
+
+    name = "legacy-shift-raises-error"
+    task = "toy"
+    source = TOY_SOURCE
+    statement = "mean(shift=1) has a larger abs-error than mean(shift=0), paired over seeds."
+    requires = ShiftCostsAccuracy.requires
+    hypothesis = Greater(0.0)
+    control_description = "shift 0 and shift 1 exchanged"
+    subject = "mean"
 
     def statistic(self, results):
-        return stats.one_sample(results["no-such-metric"])
+        def errors(shift):
+            rows = results[results["method.shift"].astype(float).eq(shift)]
+            return rows.sort_values("seed")["abs-error"].to_numpy()
+
+        return stats.paired_difference(errors(1.0), errors(0.0))
+
+    def control(self, results):
+        return _exchange_shift(results, "abs-error")
 
 
 @hookimpl
 def harness_claims():
     return [ShiftCostsAccuracy, ShiftGainsAccuracy, NoisyMatchesPlain, ErrorIsNonNegative,
-            NeedsFragile, BrokenClaim]  # fmt: skip
+            ShiftBeatsNoRival, NeedsFragile, BrokenClaim, LegacyShiftCostsAccuracy]  # fmt: skip
 
 
 @hookimpl
