@@ -31,7 +31,7 @@ import numpy as np
 from harness.claims.controls import Control
 from harness.claims.hypotheses import ALPHA, Hypothesis
 from harness.claims.kinds import Kind
-from harness.claims.samples import Sample
+from harness.claims.samples import Sample, refusal
 from harness.claims.selection import Select, param_matches, swap
 from harness.components import Component
 from harness.secrets import shown
@@ -435,6 +435,8 @@ class Claim(Component):
             rivals = {r.label: self._placed(rows, r.select(), r.label, r.why)
                       for r in self.rivals}  # fmt: skip
             status, reason = _combine(status, control, rivals)
+            if status == Status.INCONCLUSIVE and not reason:
+                reason = refusal(estimate.test)
             return self._verdict(status, estimate=estimate, control=control, rivals=rivals,
                                  added=self._added(results, rows), reason=reason,
                                  run_ids=sorted(map(str, rows.get("run_id", [])))
