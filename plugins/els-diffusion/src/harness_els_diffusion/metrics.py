@@ -138,7 +138,7 @@ class Mosaic(Metric):
 
     name = "mosaic"
     task = "els-diffusion"
-    higher_is_better = True
+    higher_is_better = None  # a description, not a score: a copy and noise both fail it
 
     def compute(self, data: DiffusionData, output: Samples) -> dict[str, float]:
         train = _patches(data.train_images)  # (n_train, H*W, 9)
