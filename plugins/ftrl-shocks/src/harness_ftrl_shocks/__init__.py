@@ -1,7 +1,7 @@
 """Hook implementations of the 'ftrl-shocks' plugin: they only return classes."""
 
 from harness import hookimpl
-from harness_ftrl_shocks import claims, datasets, methods, metrics
+from harness_ftrl_shocks import claims, datasets, methods, metrics, reports
 
 
 @hookimpl
@@ -31,6 +31,11 @@ def harness_metrics():
         metrics.BoundaryDistance,
         metrics.BoundaryCurve,
     ]
+
+
+@hookimpl
+def harness_reports():
+    return [reports.BoundaryOverTime]
 
 
 @hookimpl
