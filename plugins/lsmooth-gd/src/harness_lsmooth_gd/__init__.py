@@ -19,6 +19,7 @@ from harness_lsmooth_gd.metrics import (
     SuboptimalityPerEval,
     TailRate,
 )
+from harness_lsmooth_gd.reports import CallsTable, ConvergenceCurves
 
 
 @hookimpl
@@ -39,3 +40,8 @@ def harness_metrics():
 @hookimpl
 def harness_claims():
     return list(CLAIMS)
+
+
+@hookimpl
+def harness_reports():
+    return [ConvergenceCurves, CallsTable]
