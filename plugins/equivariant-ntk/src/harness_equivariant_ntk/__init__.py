@@ -1,21 +1,27 @@
 """Hook implementations of the 'equivariant-ntk' plugin: they only return classes."""
 
 from harness import hookimpl
-from harness_equivariant_ntk.datasets import GaussianMean
-from harness_equivariant_ntk.methods import PredictMean
-from harness_equivariant_ntk.metrics import SquaredError
+from harness_equivariant_ntk.claims import CLAIMS
+from harness_equivariant_ntk.datasets import RotatedDigits
+from harness_equivariant_ntk.methods import CnnEnsemble, CnnNtk, GcnnNtk, MlpNtk
+from harness_equivariant_ntk.metrics import GcnnGap, TestAccuracy
 
 
 @hookimpl
 def harness_datasets():
-    return [GaussianMean]
+    return [RotatedDigits]
 
 
 @hookimpl
 def harness_methods():
-    return [PredictMean]
+    return [CnnNtk, GcnnNtk, MlpNtk, CnnEnsemble]
 
 
 @hookimpl
 def harness_metrics():
-    return [SquaredError]
+    return [GcnnGap, TestAccuracy]
+
+
+@hookimpl
+def harness_claims():
+    return list(CLAIMS)
