@@ -38,6 +38,7 @@ __all__ = [
     "CellLogger",
     "SuiteOutcome",
     "Terminated",
+    "mark_killed",
     "planned_states",
     "raise_on_sigterm",
     "rerun_reason",
@@ -213,10 +214,13 @@ class _Heartbeat(Protocol):
     def stop(self) -> None: ...
 
 
-def _mark_killed(
-    tracker: Tracker, parents: Mapping[str, tuple[str, str]], heartbeats: list[_Heartbeat]
+def mark_killed(
+    tracker: Tracker,
+    parents: Mapping[str, tuple[str, str]],
+    heartbeats: Iterable[_Heartbeat] = (),
 ) -> None:
-    """Ctrl-C or SIGTERM: stop the heartbeats and mark every parent run opened KILLED."""
+    """Ctrl-C or SIGTERM: stop the heartbeats and mark every parent run opened KILLED (also
+    once its cells have ended, while its claims are evaluated: ``harness run``)."""
     for beat in heartbeats:
         beat.stop()
     with signals_deferred():
@@ -276,7 +280,7 @@ def run_suite(
         heartbeats = [tracker.heartbeat(parent) for _, parent in parents.values()]
         (executor or LocalExecutor(registry, 1)).run(todo, emit)
     except KeyboardInterrupt:
-        _mark_killed(tracker, parents, heartbeats)
+        mark_killed(tracker, parents, heartbeats)
         raise
     for beat in heartbeats:
         beat.stop()
@@ -345,7 +349,7 @@ def _open_parents(
                 tracker.delete_run(parent)
         raise
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM before any cell ran
-        _mark_killed(tracker, parents, [])
+        mark_killed(tracker, parents, [])
         raise
     return parents, todo, reasons
 

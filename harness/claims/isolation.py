@@ -3,8 +3,11 @@ time limit, its output discarded, its process group killed at the end.
 
 ``os._exit``, ``sys.exit``, a fork, ``os.chdir``, a hang or megabytes of output in a
 statistic, a control or a claim's construction end only the child; the caller gets
-:class:`Isolated` with the error in words. Where ``fork`` is missing (or
-``HARNESS_CLAIM_ISOLATION=0``) the call runs in this process, with no time limit.
+:class:`Isolated` with the error in words. A fork the code left behind, a changed working
+directory or more than :data:`MAX_OUTPUT` bytes of output are errors too (what would harm
+the harness if the code ran in its process); a forked copy that goes on never answers.
+Where ``fork`` is missing (or ``HARNESS_CLAIM_ISOLATION=0``) the call runs in this
+process, with no time limit.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import pickle
 import select
 import signal
 import struct
+import sys
 import time
 import traceback
 from collections.abc import Callable
@@ -25,6 +29,9 @@ __all__ = ["DEFAULT_TIMEOUT", "Isolated", "call_isolated", "claim_timeout"]
 
 DEFAULT_TIMEOUT = 60.0
 """Seconds a claim's evaluation may take (``HARNESS_CLAIM_TIMEOUT`` sets it)."""
+
+MAX_OUTPUT = 1_000_000
+"""Bytes of output (stdout and stderr) past which a claim's evaluation is an error."""
 
 _HEADER = struct.Struct("!Q")
 
@@ -79,23 +86,89 @@ def call_isolated(function: Callable[..., Any], *args: Any, timeout: float) -> I
 
 
 def _child(function: Callable[..., Any], args: tuple, write_end: int) -> None:
+    me = os.getpid()
     try:
         os.setpgid(0, 0)
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGALRM):
             signal.signal(sig, signal.SIG_DFL)
-        devnull = os.open(os.devnull, os.O_RDWR)
-        for fd in (0, 1, 2):
-            os.dup2(devnull, fd)
+        output = _Discarded()
+        where = os.getcwd()
         try:
-            payload = pickle.dumps(Isolated(True, function(*args)))
+            result = Isolated(True, function(*args))
         except BaseException:
-            payload = pickle.dumps(Isolated(False, error=traceback.format_exc()))
+            result = Isolated(False, error=traceback.format_exc())
+        if os.getpid() != me:  # a copy the claim's code forked, going on: it never answers
+            os._exit(0)
+        fault = _fault(where, output)
+        payload = pickle.dumps(Isolated(False, error=fault) if fault else result)
         os.write(write_end, _HEADER.pack(len(payload)))
         view = memoryview(payload)
         while view:
             view = view[os.write(write_end, view) :]
     finally:
         os._exit(0)
+
+
+def _fault(where: str, output: _Discarded) -> str:
+    """What the claim's code did to the process it ran in that a claim must not do: fork a
+    process it left behind, change the working directory, write more than
+    :data:`MAX_OUTPUT` bytes of output; ``""`` when nothing."""
+    try:
+        done, _ = os.waitpid(-1, os.WNOHANG)
+        left = f"process {done}, ended" if done else "a process still running"
+    except ChildProcessError:  # none: nothing forked, or reaped (subprocess.run)
+        left = ""
+    if left:
+        return (
+            f"the claim's code forked a process it did not wait for ({left}); a claim must not fork"
+        )
+    try:
+        now = os.getcwd()
+    except OSError as err:
+        now = f"unreadable ({err})"
+    if now != where:
+        return f"the claim's code changed the working directory (to {now}; it was {where})"
+    written = output.close()
+    if written > MAX_OUTPUT:
+        return (f"the claim's code wrote {written / 1e6:.1f} MB of output (more than"
+                f" {MAX_OUTPUT / 1e6:g} MB): a claim computes, it does not print")  # fmt: skip
+    return ""
+
+
+class _Discarded:
+    """The child's stdin read from /dev/null and its stdout and stderr drained by a thread
+    that counts the bytes and keeps none (what a claim prints is never shown)."""
+
+    def __init__(self) -> None:
+        import threading
+
+        devnull = os.open(os.devnull, os.O_RDWR)
+        os.dup2(devnull, 0)
+        self.read_end, write_end = os.pipe()
+        for fd in (1, 2):
+            os.dup2(write_end, fd)
+        os.close(write_end)
+        os.close(devnull)
+        sys.stdout = open(1, "w", closefd=False)  # noqa: SIM115 - for the child's life
+        sys.stderr = open(2, "w", closefd=False)  # noqa: SIM115
+        self.count = 0
+        self.thread = threading.Thread(target=self._drain, daemon=True)
+        self.thread.start()
+
+    def _drain(self) -> None:
+        while chunk := os.read(self.read_end, 1 << 16):
+            self.count += len(chunk)
+
+    def close(self) -> int:
+        """Stop counting (stdout and stderr to /dev/null); the bytes written."""
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        for fd in (1, 2):
+            os.dup2(devnull, fd)
+        self.thread.join(timeout=5)
+        return self.count
 
 
 def _receive(pid: int, read_end: int, timeout: float) -> Isolated:

@@ -219,12 +219,7 @@ def claim_cells(registry: Any, spec: Any, names: Sequence[str]) -> Any:
     from harness.evidence import cells_of, suite_claims
 
     options = list(spec.expanded.get("overrides") or [])
-    added = [
-        option.split(" ", 1)[1].split("[", 1)[0].strip()
-        for option in options
-        if option.startswith("--add-method ")
-    ]
-    cells = cells_of(suite_claims(registry, spec.cells, names), spec.cells, added)
+    cells = cells_of(suite_claims(registry, spec.cells, names), spec.cells, _added(options))
     if not cells:
         raise SuiteError(
             f"Suite '{spec.name}' has no cell that claim {', '.join(names)} needs; its"
@@ -233,6 +228,64 @@ def claim_cells(registry: Any, spec: Any, names: Sequence[str]) -> Any:
     claims = [f"--claim {n}" for n in names if f"--claim {n}" not in options]
     expanded = {**spec.expanded, "overrides": [*options, *claims]}
     return dataclasses.replace(spec, cells=cells, expanded=expanded)
+
+
+def _added(options: Sequence[str]) -> list[str]:
+    """The methods ``--add-method`` adds, from a suite's options."""
+    return [
+        option.split(" ", 1)[1].split("[", 1)[0].strip()
+        for option in options
+        if option.startswith("--add-method ")
+    ]
+
+
+def family_cells(registry: Any, spec: Any, names: Sequence[str]) -> Any:
+    """``spec`` with only the cells that the families of the claims ``names`` need: the
+    evidence from which ``harness run --claim`` gives its verdicts (read from the store),
+    so that Holm counts each family as the whole suite does and a claim's verdict is the
+    one the whole suite gives it (docs/design.md, "Claims")."""
+    import dataclasses
+
+    from harness.claims import family_of
+    from harness.evidence import cells_of, registered, suite_claims
+
+    every = registered(registry)
+    asked = suite_claims(registry, spec.cells, names)
+    family = list(dict.fromkeys(c for cls in asked for c in family_of(cls, every)))
+    added = _added(spec.expanded.get("overrides") or [])
+    return dataclasses.replace(spec, cells=cells_of(family, spec.cells, added))
+
+
+def _set_claim_timeout(ctx: click.Context, param: click.Parameter, value: float | None) -> None:
+    """``--claim-timeout``: set ``HARNESS_CLAIM_TIMEOUT`` for the claims this command
+    evaluates; without it, refuse a bad ``HARNESS_CLAIM_TIMEOUT`` now (exit 2), not after
+    the cells ran."""
+    import os
+
+    from harness.claims.isolation import claim_timeout
+
+    if value is not None:
+        os.environ["HARNESS_CLAIM_TIMEOUT"] = repr(value)
+        return
+    try:
+        claim_timeout()
+    except ValueError as err:
+        raise SuiteError(f"{err}; or pass --claim-timeout SECONDS.") from None
+
+
+def claim_timeout_option(command: Any) -> Any:
+    """``--claim-timeout SECONDS`` (``harness run`` and ``harness claims``)."""
+    return click.option(
+        "--claim-timeout",
+        type=click.FloatRange(min=0, min_open=True),
+        metavar="SECONDS",
+        default=None,
+        expose_value=False,
+        callback=_set_claim_timeout,
+        help="Time limit of each claim's evaluation, which runs in a process of its own; a"
+        " claim past it, or whose code ends its process, is 'error' and the others stand"
+        " [default: $HARNESS_CLAIM_TIMEOUT, else 60].",
+    )(command)
 
 
 def print_frame(table: Any, title: str, per_table: int = 6) -> None:

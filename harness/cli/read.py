@@ -14,6 +14,7 @@ from rich.markup import escape
 from harness.cli.common import (
     ExitCode,
     claim_cells,
+    claim_timeout_option,
     console,
     err_console,
     existing_store,
@@ -100,6 +101,7 @@ def results(suite: str, fmt: str, out: str | None, tracking_uri: str | None, **s
     help="Exit 3 when a claim is not reproduced, uninformative, not run or in error.",
 )
 @click.option("--tracking-uri", default=None, help="MLflow tracking URI.")
+@claim_timeout_option
 @suite_options
 def claims(
     suite: str,

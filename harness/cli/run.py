@@ -13,6 +13,8 @@ import click
 from harness.cli.common import (
     ExitCode,
     claim_cells,
+    claim_timeout_option,
+    family_cells,
     load,
     overrides,
     report_folder,
@@ -98,7 +100,8 @@ class Jobs(click.ParamType):
     "claim_names",
     multiple=True,
     metavar="NAME",
-    help="Run only the cells this claim needs (repeatable); see 'harness list'.",
+    help="Run only the cells this claim needs (repeatable); its verdict is the whole"
+    " suite's, from the store's results of its family's cells; see 'harness list'.",
 )
 @click.option(
     "--strict-claims",
@@ -106,6 +109,7 @@ class Jobs(click.ParamType):
     help="Exit 3 when a claim is not reproduced, uninformative, not run or in error"
     " (a paper's CI).",
 )
+@claim_timeout_option
 @suite_options
 def run(
     suite: str,
@@ -131,7 +135,9 @@ def run(
     from harness.cli.summary import claims_fail, summarise
 
     registry, spec = load(suite, overrides(shape))
+    evidence = None  # the cells the verdicts read: the suite's, or --claim's families'
     if claim_names:
+        evidence = family_cells(registry, spec, claim_names)
         spec = claim_cells(registry, spec, claim_names)
     if dry_run:
         print_plan(spec, tracking_uri, force, verbose)
@@ -150,7 +156,15 @@ def run(
         spec, registry, tracker, runner, settings, force=force, fail_fast=fail_fast, pdb=pdb
     )
     elapsed = time.perf_counter() - tic
-    verdicts = summarise(tracker, registry, spec, outcome, Path(report_dir), elapsed, claim_names)
+    try:
+        verdicts = summarise(
+            tracker, registry, spec, outcome, Path(report_dir), elapsed, claim_names, evidence
+        )
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM while the claims are evaluated
+        from harness.runner import mark_killed
+
+        mark_killed(tracker, outcome.experiments)
+        raise
     if outcome.problems:
         sys.exit(ExitCode.FAILED)
     if strict_claims and claims_fail(verdicts):
