@@ -260,6 +260,9 @@ class Claim(Component):
         change a paper's verdicts).
     max_units : int or None
         The most units ``harness run --decide`` may give the claim (default 4 x min_seeds).
+    exploratory : bool
+        A claim the paper does not make (the plugin's own reconstruction): evaluated and
+        shown apart, in a Holm family of its own, outside the tally.
     """
 
     source: ClassVar[Source]
@@ -274,6 +277,7 @@ class Claim(Component):
     control_description: ClassVar[str] = ""
     family: ClassVar[str | None] = None
     max_units: ClassVar[int | None] = None
+    exploratory: ClassVar[bool] = False
 
     # -- first contract: the claim's own statistic and control ---------------------------
 
@@ -306,8 +310,10 @@ class Claim(Component):
 
     @classmethod
     def family_name(cls) -> str:
-        """Holm's family: ``family`` or the plugin's top-level package."""
-        return cls.family or cls.__module__.split(".")[0]
+        """Holm's family: ``family`` or the plugin's top-level package; exploratory claims
+        form a family of their own beside it."""
+        name = cls.family or cls.__module__.split(".")[0]
+        return f"{name}:exploratory" if cls.exploratory else name
 
     @classmethod
     def required_cells(cls) -> tuple[Cells, ...]:
