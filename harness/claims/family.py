@@ -10,7 +10,7 @@ same verdict for the same evidence, and a third party's claims never move a pape
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from harness.claims.contract import Claim
@@ -22,7 +22,7 @@ from harness.verdicts import Status, Verdict
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["evaluate_claims", "family_of"]
+__all__ = ["evaluate_claims", "family_of", "max_units"]
 
 
 def family_of(cls: type[Claim], registered: Iterable[type[Claim]]) -> list[type[Claim]]:
@@ -37,6 +37,7 @@ def evaluate_claims(
     results: pd.DataFrame,
     registered: Sequence[type[Claim]] = (),
     timeout: float | None = None,
+    anytime: Collection[str] = (),
 ) -> list[Verdict]:
     """The verdicts of ``claims`` on ``results``, Holm-adjusted within each family.
 
@@ -44,6 +45,8 @@ def evaluate_claims(
         the claims asked for make up their families).
     :param timeout: seconds per claim (default ``HARNESS_CLAIM_TIMEOUT`` or 60); a claim
         past it, or whose code ends its process, is ``error``.
+    :param anytime: names of declared claims read through confidence sequences (their units
+        were added by looking: ``harness run --decide``).
     """
     asked = list(dict.fromkeys(claims))
     _import_statistics()
@@ -52,7 +55,7 @@ def evaluate_claims(
     verdicts: dict[type[Claim], Verdict] = {}
     for family in _families(asked, pool if registered else asked):
         for cls in family:
-            verdicts[cls] = _evaluate(cls, _of_task(results, cls), limit)
+            verdicts[cls] = _evaluate(cls, _of_task(results, cls), limit, cls.name in anytime)
         _adjust(family, verdicts)
     return [verdicts[cls] for cls in asked]
 
@@ -62,7 +65,7 @@ def _import_statistics() -> None:
     forked child is lost with it, and scipy's and statsmodels' take seconds (measured: 8
     toy claims 21.7 s isolated without this, 1.4 s in process)."""
     import scipy.stats  # noqa: F401
-    import statsmodels.stats.multitest  # noqa: F401
+    import statsmodels.stats.multitest
     import statsmodels.stats.proportion  # noqa: F401
 
 
@@ -114,10 +117,12 @@ def _units_needed(cls: type[Claim], verdicts: dict[type[Claim], Verdict], size: 
     verdicts[cls] = v.replace(units_needed=max(needed, e.n + 1))
 
 
-def _evaluate(cls: type[Claim], results: pd.DataFrame, timeout: float) -> Verdict:
+def _evaluate(
+    cls: type[Claim], results: pd.DataFrame, timeout: float, anytime: bool = False
+) -> Verdict:
     """``cls().evaluate(results)`` in isolation; ``error`` if it cannot be built, runs past
     ``timeout`` or ends its process."""
-    outcome = call_isolated(_build_and_evaluate, cls, results, timeout=timeout)
+    outcome = call_isolated(_build_and_evaluate, cls, results, anytime, timeout=timeout)
     if outcome.ok and isinstance(outcome.value, Verdict):
         return outcome.value
     task = cls.tasks()[0] if getattr(cls, "task", None) else ""
@@ -128,8 +133,21 @@ def _evaluate(cls: type[Claim], results: pd.DataFrame, timeout: float) -> Verdic
                    reason=reason)  # fmt: skip
 
 
-def _build_and_evaluate(cls: type[Claim], results: pd.DataFrame) -> Verdict:
-    return cls().evaluate(results)
+def _build_and_evaluate(cls: type[Claim], results: pd.DataFrame, anytime: bool) -> Verdict:
+    claim = cls()
+    if anytime and cls.declared():
+        from harness.claims.sequential import Anytime
+
+        claim.kind = Anytime(cls.kind, max_units(cls))  # type: ignore[misc]
+    return claim.evaluate(results)
+
+
+def max_units(cls: type[Claim]) -> int:
+    """The most units ``--decide`` gives ``cls``: its ``max_units``, else 4 x its largest
+    ``min_seeds``."""
+    if cls.max_units:
+        return int(cls.max_units)
+    return 4 * max((need.min_seeds for need in cls.requires), default=2)
 
 
 def _of_task(results: pd.DataFrame, cls: type[Claim]) -> pd.DataFrame:

@@ -26,10 +26,21 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
-__all__ = ["SequenceSample", "mean_sequence", "mixture_rho", "rate_sequence"]
+from harness.claims.kinds import Kind
+from harness.claims.samples import BinomialSample, Sample, TSample
+
+__all__ = [
+    "Anytime",
+    "SequenceSample",
+    "mean_sequence",
+    "mixture_rho",
+    "rate_sequence",
+    "to_sequence",
+]
 
 
 def mixture_rho(target_n: float, alpha: float) -> float:
@@ -198,3 +209,35 @@ def _rate_bounds(successes: int, n: int, alpha: float) -> tuple[float, float]:
         p = successes / n
         return p, p
     return float(inside[0]), float(inside[-1])
+
+
+def to_sequence(sample: Sample, target_n: float) -> SequenceSample:
+    """``sample`` read through its confidence sequence, tuned for ``target_n`` units.
+
+    :raises TypeError: a sample of another type (a custom one: no sequence is known for it).
+    """
+    if isinstance(sample, SequenceSample):
+        return sample
+    if isinstance(sample, TSample):
+        test = f"{sample.test}; confidence sequence (normal mixture, tuned for {target_n:g} units)"
+        return SequenceSample(sample.mean, sample.se * math.sqrt(sample.n), sample.n, test,
+                              float(target_n), scale=sample.scale,
+                              refused=sample.refused)  # fmt: skip
+    if isinstance(sample, BinomialSample):
+        return rate_sequence(sample.successes, sample.n)
+    raise TypeError(f"no confidence sequence for a {type(sample).__name__}")
+
+
+@dataclass(frozen=True)
+class Anytime(Kind):
+    """A claim's kind read through confidence sequences (``harness run --decide``): the same
+    per-unit values, anytime-valid intervals and p-values."""
+
+    inner: Kind | None = None
+    target_n: float = 20.0
+
+    def sample(self, rows: Any, metric: str, unit: Any, subject: Any) -> Sample:
+        return to_sequence(self.inner.sample(rows, metric, unit, subject), self.target_n)  # type: ignore[union-attr]
+
+    def describe(self, metric: str) -> str:
+        return f"{self.inner.describe(metric)} (confidence sequence)"  # type: ignore[union-attr]

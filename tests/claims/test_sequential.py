@@ -85,3 +85,33 @@ def test_the_rate_sequence_covers_at_every_look(truth):
                 missed += 1
                 break
     assert missed / 400 <= 0.05
+
+
+def test_a_claim_evaluated_anytime_reads_its_units_through_the_sequence():
+    import pandas as pd
+
+    from harness.claims import Cells, Claim, Mean, Source, UseMetric, evaluate_claims
+
+    class Positive(Claim):
+        name = "positive-mean"
+        task = "t"
+        source = Source("fixture")
+        statement = "The mean is positive."
+        requires = (Cells("d", ("m",), min_seeds=5),)
+        metric = "score"
+        subject = "m"
+        kind = Mean()
+        hypothesis = Greater(0.0)
+        control = UseMetric("negative")
+
+    rng = np.random.default_rng(4)
+    score = rng.normal(0.9, 1.0, 12)
+    table = pd.DataFrame({"task": "t", "dataset": "d", "method": "m", "seed": range(12),
+                          "status": "ok", "score": score, "negative": -score - 5})  # fmt: skip
+    (fixed,) = evaluate_claims([Positive], table)
+    (anytime,) = evaluate_claims([Positive], table, anytime={"positive-mean"})
+    assert "confidence sequence" in anytime.estimate.test
+    assert (
+        anytime.estimate.low < fixed.estimate.low
+        and anytime.estimate.p_value > fixed.estimate.p_value
+    )
