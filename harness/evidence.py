@@ -33,7 +33,10 @@ def claims_for_cells(claims: Iterable[type[Claim]], cells: Sequence[Any]) -> lis
         cls
         for cls in claims
         if any(
-            need.matches_cell(c) for need in cls.requires for c in cells if c.task in cls.tasks()
+            need.matches_cell(c)
+            for need in cls.required_cells()
+            for c in cells
+            if c.task in cls.tasks()
         )
     ]
 
@@ -85,7 +88,7 @@ def cells_of(
     def needed(cell: Any, cls: type[Claim], need: Cells) -> bool:
         if need.matches_cell(cell):
             return True
-        if cell.method not in added or cls.subject not in need.methods:
+        if cell.method not in added or cls.subject_method() not in need.methods:
             return False
         return need.dataset == cell.dataset and all(
             _param_matches(cell.dataset_params.get(k), v) for k, v in need.dataset_params.items()
@@ -98,7 +101,7 @@ def cells_of(
             needed(cell, cls, need)
             for cls in claims
             if cell.task in cls.tasks()
-            for need in cls.requires
+            for need in cls.required_cells()
         )
     ]
 
