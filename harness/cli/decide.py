@@ -1,0 +1,138 @@
+"""``harness run --decide``: more seeds only where a claim is still undecided, read through
+anytime-valid confidence sequences (docs/design.md, "Deciding").
+
+After the suite's own seeds, every declared claim whose unit is the seed and whose verdict is
+``inconclusive`` gets another batch of seeds for exactly the cells it needs (its rivals'
+included), through the same executor; the claims are evaluated again after each batch through
+their confidence sequences (:mod:`harness.claims.sequential`), so looking after every batch
+keeps each claim's error rate. A claim stops when it is decided, at its ``max_units`` (default
+4 x its ``min_seeds``), or when the pass's wall-time budget is spent. Batches are ordinary
+runs: Ctrl-C keeps every finished cell and a rerun resumes them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.cli.common import console, duration
+
+__all__ = ["DecidePass", "decide"]
+
+
+@dataclass
+class DecidePass:
+    """What a decide pass did: the suite with the cells it added, the claims it read through
+    confidence sequences, each claim's trajectory ``[(units, estimate, low, high), ...]``,
+    the notes on claims it could not help, and its batches and seconds."""
+
+    spec: Any
+    anytime: set[str] = field(default_factory=set)
+    trajectories: dict[str, list[tuple[int, float, float, float]]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    batches: int = 0
+    seconds: float = 0.0
+
+
+def eligible(claims: list[Any]) -> tuple[list[Any], list[str]]:
+    """``(claims more seeds can decide, one note per claim they cannot)``."""
+    keep, notes = [], []
+    for cls in claims:
+        if not cls.declared():
+            notes.append(f"{cls.name}: computes its own statistic; --decide needs a declared kind")
+        elif cls.unit != "seed":
+            notes.append(f"{cls.name}: its unit is {cls.unit!r}, not the seed; more seeds add no"
+                         " units (skipped)")  # fmt: skip
+        else:
+            keep.append(cls)
+    return keep, notes
+
+
+def decide(
+    tracker: Any,
+    registry: Any,
+    spec: Any,
+    runner: Any,
+    settings: dict[str, Any],
+    budget: float | None,
+    fail_fast: bool = False,
+) -> DecidePass:
+    """Run the decide pass after ``spec``'s cells; returns what it did (its ``spec`` holds
+    the added cells, for the summary and the report)."""
+    from harness.claims import Status, evaluate_claims
+    from harness.claims.family import max_units
+    from harness.cli.progress import run_with_progress
+    from harness.evidence import registered, suite_claims
+
+    tic = time.monotonic()
+    claims, notes = eligible(suite_claims(registry, spec.cells))
+    done = DecidePass(spec, {c.name for c in claims}, {c.name: [] for c in claims}, notes)
+    for note in notes:
+        console.print(f"  decide: {note}", soft_wrap=True, markup=False)
+    by_name = {c.name: c for c in claims}
+    next_seed = max((c.seed for c in spec.cells), default=-1) + 1
+    every = registered(registry)
+    while claims:
+        verdicts = evaluate_claims(claims, _results(tracker, done.spec), every,
+                                   anytime=done.anytime)  # fmt: skip
+        undecided = []
+        for v in verdicts:
+            if v.estimate is not None:
+                done.trajectories[v.claim].append(
+                    (v.estimate.n, v.estimate.estimate, v.estimate.low, v.estimate.high)
+                )
+            cls = by_name[v.claim]
+            if v.status != Status.INCONCLUSIVE or v.estimate is None:
+                continue
+            if v.estimate.n >= max_units(cls):
+                console.print(f"  decide: {v.claim}: at its budget of {max_units(cls)} units,"
+                              f" {v.interval} vs {v.hypothesis} (inconclusive)",
+                              soft_wrap=True, markup=False)  # fmt: skip
+                continue
+            undecided.append((cls, v))
+        spent = time.monotonic() - tic
+        if not undecided or (budget is not None and spent >= budget):
+            if undecided:
+                console.print(f"  decide: wall-time budget of {duration(budget or 0)} spent;"
+                              f" {len(undecided)} claim(s) left inconclusive",
+                              markup=False)  # fmt: skip
+            break
+        batch = max(1, math.ceil(min(v.estimate.n for _, v in undecided) / 4))
+        for _, v in undecided:
+            console.print(f"  decide: {v.claim}: covers the margin: {v.interval} vs"
+                          f" {v.hypothesis} at {v.estimate.n} units; +{batch} seed(s)",
+                          soft_wrap=True, markup=False)  # fmt: skip
+        cells = _batch_cells(registry, done.spec, [c for c, _ in undecided], next_seed, batch)
+        next_seed += batch
+        part = dataclasses.replace(done.spec, cells=cells)
+        run_with_progress(part, registry, tracker, runner, settings, force=False,
+                          fail_fast=fail_fast, pdb=False)  # fmt: skip
+        done.spec = dataclasses.replace(done.spec, cells=[*done.spec.cells, *cells])
+        done.batches += 1
+    done.seconds = time.monotonic() - tic
+    return done
+
+
+def _results(tracker: Any, spec: Any) -> Any:
+    from harness.summary import tidy_results
+
+    results = tracker.suite_results(spec)
+    return tidy_results(results) if not results.empty else results
+
+
+def _batch_cells(registry: Any, spec: Any, claims: list[Any], first: int, count: int) -> list:
+    """The cells ``claims`` need (rivals' included) at seeds ``first .. first + count - 1``,
+    each once."""
+    from harness.evidence import cells_of
+
+    base_seed = min(c.seed for c in spec.cells)
+    needed = [c for c in cells_of(claims, spec.cells) if c.seed == base_seed]
+    out: dict[str, Any] = {}
+    for cell in needed:
+        for seed in range(first, first + count):
+            new = dataclasses.replace(cell, seed=seed)
+            out.setdefault(new.cell_hash, new)
+    return list(out.values())
