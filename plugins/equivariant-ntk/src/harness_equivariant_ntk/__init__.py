@@ -4,7 +4,7 @@ from harness import hookimpl
 from harness_equivariant_ntk.claims import CLAIMS
 from harness_equivariant_ntk.datasets import RotatedDigits
 from harness_equivariant_ntk.methods import CnnEnsemble, CnnNtk, GcnnNtk, MlpNtk
-from harness_equivariant_ntk.metrics import GcnnGap, TestAccuracy
+from harness_equivariant_ntk.metrics import Accuracy, GcnnGap
 
 
 @hookimpl
@@ -19,7 +19,7 @@ def harness_methods():
 
 @hookimpl
 def harness_metrics():
-    return [GcnnGap, TestAccuracy]
+    return [Accuracy, GcnnGap]
 
 
 @hookimpl

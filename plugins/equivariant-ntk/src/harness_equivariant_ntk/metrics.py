@@ -10,7 +10,7 @@ from harness import Metric, Skip, limit_threads
 from harness_equivariant_ntk import _kernels
 from harness_equivariant_ntk.data import MeanPredictions, RotatedImages
 
-__all__ = ["GcnnGap", "TestAccuracy", "gcnn_reference", "relative_gap"]
+__all__ = ["Accuracy", "GcnnGap", "gcnn_reference", "relative_gap"]
 
 TASK = "equivariant-ntk"
 _REFERENCES: dict[tuple, np.ndarray] = {}  # the last few references of this process
@@ -88,7 +88,7 @@ class GcnnGap(Metric):
         }
 
 
-class TestAccuracy(Metric):
+class Accuracy(Metric):
     """Share of test digits whose largest mean output at the last training time is their class.
 
     Source: the kernel predictor's classification accuracy (Misof, Kessel, Gerken, ICML 2025,
