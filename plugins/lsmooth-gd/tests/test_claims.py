@@ -63,17 +63,22 @@ def _growing(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def _plateau(frame: pd.DataFrame) -> pd.DataFrame:
-    """A run that stops improving: a tail rate near 0."""
-    out = frame.copy()
-    out.loc[_subject(out), "tail-rate"] = -0.01 * (1 + np.arange(_subject(out).sum()) % 3)
-    return out
+def _plateau(column: str):
+    """A run that stops improving: a rate near 0 in ``column``."""
+
+    def wrong(frame: pd.DataFrame) -> pd.DataFrame:
+        out = frame.copy()
+        out.loc[_subject(out), column] = -0.01 * (1 + np.arange(_subject(out).sum()) % 3)
+        return out
+
+    return wrong
 
 
 WRONG = {
     "lsmooth-step-leaves-barrier-wall": _stalled,
     "lsmooth-calls-independent-of-initial-gradient": _growing,
-    "lsmooth-convex-rate": _plateau,
+    "lsmooth-convex-rate": _plateau("tail-rate"),
+    "lsmooth-nonconvex-gradient-rate": _plateau("gradient-rate"),
 }
 
 

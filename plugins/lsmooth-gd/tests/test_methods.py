@@ -4,7 +4,13 @@ constant, closed form and quadrature give the same run; wrong variants fail."""
 import numpy as np
 import pytest
 from harness_lsmooth_gd.data import Trajectory
-from harness_lsmooth_gd.datasets import CoshDataset, DigitsLogistic, LogBarrier, PowerDataset
+from harness_lsmooth_gd.datasets import (
+    CoshDataset,
+    DigitsLogistic,
+    DoubleWellDataset,
+    LogBarrier,
+    PowerDataset,
+)
 from harness_lsmooth_gd.methods import (
     L0L1GD,
     ArmijoGD,
@@ -35,6 +41,7 @@ def _monotone(run: Trajectory) -> bool:
         (PowerDataset, {"dim": 5, "start_grad": 1e6}),
         (CoshDataset, {"dim": 5}),
         (LogBarrier, {"dim": 5, "start_grad": 1e6}),
+        (DoubleWellDataset, {"dim": 5, "start_grad": 1e3}),
         (DigitsLogistic, {}),
     ],
 )

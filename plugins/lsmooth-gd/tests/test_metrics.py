@@ -4,7 +4,13 @@ import numpy as np
 import pytest
 from harness_lsmooth_gd.data import Trajectory
 from harness_lsmooth_gd.datasets import PowerDataset
-from harness_lsmooth_gd.metrics import EvalsToTolerance, Final, TailRate, loglog_tail_slope
+from harness_lsmooth_gd.metrics import (
+    EvalsToTolerance,
+    Final,
+    GradientRate,
+    TailRate,
+    loglog_tail_slope,
+)
 
 from harness import Skip
 
@@ -47,3 +53,12 @@ def test_final_summary(data):
     assert out["gap"] == 1.5 and out["monotone"] == 0.0 and out["stopped"] == 0.0
     assert Final().compute(data, _trajectory([2.0, 1.0, 0.5]))["monotone"] == 1.0
     assert Final().compute(data, _trajectory([2.0, 2.0, 2.0], stopped=1))["stopped"] == 1.0
+
+
+def test_gradient_rate_reads_the_running_minimum(data):
+    k = np.maximum(np.arange(2001), 1)
+    norms = k**-1.5 * (1 + 0.5 * (np.arange(2001) % 2))  # oscillating around k^-3/2
+    run = Trajectory(np.ones(2001), norms, np.arange(1, 2002), np.ones(2000))
+    assert GradientRate().compute(data, run) == pytest.approx(-3.0, abs=0.02)
+    flat = Trajectory(np.ones(2001), np.full(2001, 0.1), np.arange(1, 2002), np.ones(2000))
+    assert GradientRate().compute(data, flat) == pytest.approx(0.0, abs=1e-12)

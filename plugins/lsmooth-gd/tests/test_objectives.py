@@ -10,13 +10,14 @@ import pytest
 from harness_lsmooth_gd.datasets import (
     CoshDataset,
     DigitsLogistic,
+    DoubleWellDataset,
     LogBarrier,
     PowerDataset,
     digits,
     start_at_gradient,
 )
 from harness_lsmooth_gd.ell import Ell
-from harness_lsmooth_gd.objectives import Barrier, Power
+from harness_lsmooth_gd.objectives import Barrier, DoubleWell, Power
 
 DIGITS_SHA256 = "09f66e6debdee2cd2b5ae59e0d6abbb73fc2b0e0185d2e1957e9ebb51e23aa22"
 DATASETS = {
@@ -24,6 +25,7 @@ DATASETS = {
     "power-p3": (PowerDataset, {"dim": 4, "p": 3.0}),
     "cosh": (CoshDataset, {"dim": 4}),
     "log-barrier": (LogBarrier, {"dim": 4}),
+    "double-well": (DoubleWellDataset, {"dim": 4}),
     "digits-logistic": (DigitsLogistic, {}),
 }
 
@@ -97,6 +99,16 @@ def test_power_profile_exponent_is_the_right_one():
     g = np.linalg.norm(obj.grad(x))
     assert obj.hess_norm(x) <= obj.profile()(g)
     assert obj.hess_norm(x) > wrong(g)
+
+
+def test_double_well_profile_needs_every_term():
+    obj = DoubleWell(signs=np.ones(1))
+    x = np.concatenate([np.linspace(-3, 3, 6001), np.logspace(0.5, 4, 400)])[:, None]
+    hess = np.array([obj.hess_norm(v) for v in x])
+    g = np.abs(obj.dphi(x[:, 0]))
+    assert np.all(hess <= obj.profile()(g) * (1 + 1e-12))
+    for wrong in (Ell(((1.0, 0.0), (7.0, 6 / 7))), Ell(((0.5, 0.0), (4.0, 4 / 7), (7.0, 6 / 7)))):
+        assert not np.all(hess <= wrong(g))
 
 
 def test_barrier_is_infinite_outside_its_box():

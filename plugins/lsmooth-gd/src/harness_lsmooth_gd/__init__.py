@@ -2,7 +2,13 @@
 
 from harness import hookimpl
 from harness_lsmooth_gd.claims import CLAIMS
-from harness_lsmooth_gd.datasets import CoshDataset, DigitsLogistic, LogBarrier, PowerDataset
+from harness_lsmooth_gd.datasets import (
+    CoshDataset,
+    DigitsLogistic,
+    DoubleWellDataset,
+    LogBarrier,
+    PowerDataset,
+)
 from harness_lsmooth_gd.methods import (
     L0L1GD,
     ArmijoGD,
@@ -15,6 +21,8 @@ from harness_lsmooth_gd.metrics import (
     EvalsToTolerance,
     Final,
     GradientNorm,
+    GradientNormPerEval,
+    GradientRate,
     Suboptimality,
     SuboptimalityPerEval,
     TailRate,
@@ -24,7 +32,7 @@ from harness_lsmooth_gd.reports import CallsTable, ConvergenceCurves
 
 @hookimpl
 def harness_datasets():
-    return [PowerDataset, CoshDataset, LogBarrier, DigitsLogistic]
+    return [PowerDataset, CoshDataset, LogBarrier, DoubleWellDataset, DigitsLogistic]
 
 
 @hookimpl
@@ -34,7 +42,16 @@ def harness_methods():
 
 @hookimpl
 def harness_metrics():
-    return [Suboptimality, SuboptimalityPerEval, GradientNorm, Final, EvalsToTolerance, TailRate]
+    return [
+        Suboptimality,
+        SuboptimalityPerEval,
+        GradientNorm,
+        GradientNormPerEval,
+        Final,
+        EvalsToTolerance,
+        TailRate,
+        GradientRate,
+    ]
 
 
 @hookimpl

@@ -18,11 +18,19 @@ from pydantic import Field
 
 from harness import Dataset
 from harness_lsmooth_gd.data import Problem
-from harness_lsmooth_gd.objectives import Barrier, CoshSum, LogisticQuartic, Objective, Power
+from harness_lsmooth_gd.objectives import (
+    Barrier,
+    CoshSum,
+    DoubleWell,
+    LogisticQuartic,
+    Objective,
+    Power,
+)
 
 __all__ = [
     "CoshDataset",
     "DigitsLogistic",
+    "DoubleWellDataset",
     "LogBarrier",
     "PowerDataset",
     "digits",
@@ -129,6 +137,30 @@ class CoshDataset(Dataset):
     def load(self, params: Params, seed: int) -> Problem:
         rng = np.random.default_rng(seed)
         obj = CoshSum(shift=rng.standard_normal(params.dim))
+        x0 = start_at_gradient(obj, obj.minimiser(), _direction(rng, params.dim), params.start_grad)
+        return Problem.make(obj, x0, 0.0)
+
+
+class DoubleWellDataset(Dataset):
+    """f(x) = sum_i (x_i^2 - 1)^4 / 8 on R^d: nonconvex, l(s) = 1 + 4 s^(4/7) + 7 s^(6/7).
+
+    The seed draws a global minimiser (signs +-1) and the direction of the start from it.
+    Source: the paper's nonconvex setting (Tyurin, ICML 2025, arXiv 2412.11773, abstract:
+    an eps-stationary point); the objective and its l are this plugin's (reconstruction,
+    not read in the paper). f* = 0.
+    """
+
+    name = "double-well"
+    task = TASK
+
+    @dataclass
+    class Params:
+        dim: Dim = 10
+        start_grad: StartGrad = 1e3
+
+    def load(self, params: Params, seed: int) -> Problem:
+        rng = np.random.default_rng(seed)
+        obj = DoubleWell(signs=rng.choice([-1.0, 1.0], params.dim))
         x0 = start_at_gradient(obj, obj.minimiser(), _direction(rng, params.dim), params.start_grad)
         return Problem.make(obj, x0, 0.0)
 

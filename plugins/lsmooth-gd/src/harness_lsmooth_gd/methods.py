@@ -66,7 +66,7 @@ def descend(problem: Problem, step: Callable[[float], float], steps: int) -> Tra
 class GDParams:
     """steps: iterations T (one gradient each)."""
 
-    steps: Steps = 1000
+    steps: Steps = 300
 
 
 class LSmoothGD(Method):
@@ -95,7 +95,7 @@ class LSmoothGD(Method):
 
     @dataclass
     class Params:
-        steps: Steps = 1000
+        steps: Steps = 300
         integration: Literal["auto", "quadrature"] = "auto"
         ell_growth: bool = True
         ell_scale: Annotated[float, Field(gt=0, le=1e6)] = 1.0
@@ -171,7 +171,7 @@ class NormalizedGD(Method):
 
     @dataclass
     class Params:
-        steps: Steps = 1000
+        steps: Steps = 300
         step_length: Annotated[float, Field(ge=0, le=1e6)] = 0.0
 
     def run(self, data: Problem, params: Params, seed: int) -> Trajectory:
@@ -199,7 +199,7 @@ class ArmijoGD(Method):
 
     @dataclass
     class Params:
-        steps: Steps = 1000
+        steps: Steps = 300
         sufficient: Annotated[float, Field(gt=0, lt=1)] = 1e-4
 
     def run(self, data: Problem, params: Params, seed: int) -> Trajectory:

@@ -21,6 +21,8 @@ __all__ = [
     "EvalsToTolerance",
     "Final",
     "GradientNorm",
+    "GradientNormPerEval",
+    "GradientRate",
     "Suboptimality",
     "SuboptimalityPerEval",
     "TailRate",
@@ -90,6 +92,39 @@ class GradientNorm(Metric):
 
     def compute(self, data: Problem, output: Trajectory) -> Curve:
         return Curve(output.grad_norms, np.arange(len(output.values)))
+
+
+class GradientNormPerEval(Metric):
+    """||grad f(x_k)|| against the oracle calls spent (a curve), units of f per x; lower is
+    better.
+
+    Source: Tyurin, ICML 2025 (arXiv 2412.11773), abstract: the quantity its theorems bound.
+    """
+
+    name = "gradient-norm-per-eval"
+    task = TASK
+    higher_is_better: ClassVar[bool | None] = False
+
+    def compute(self, data: Problem, output: Trajectory) -> Curve:
+        return Curve(output.grad_norms, output.evals)
+
+
+class GradientRate(Metric):
+    """Log-log slope of min_{j <= k} ||grad f(x_j)||^2 on k over the last three quarters of
+    the run (values above 1e-26): -1 is the 1/k rate of a nonconvex bound, 0 a stall.
+    Skipped when fewer than 3 such values.
+
+    Source: Tyurin, ICML 2025 (arXiv 2412.11773), abstract: the nonconvex setting's
+    eps-stationary point; the fit is this plugin's.
+    """
+
+    name = "gradient-rate"
+    task = TASK
+    higher_is_better: ClassVar[bool | None] = False
+
+    def compute(self, data: Problem, output: Trajectory) -> float:
+        best = np.minimum.accumulate(output.grad_norms) ** 2
+        return loglog_tail_slope(best, floor=1e-26)
 
 
 class Final(Metric):

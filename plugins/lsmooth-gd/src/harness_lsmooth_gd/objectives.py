@@ -20,7 +20,16 @@ import numpy as np
 
 from harness_lsmooth_gd.ell import Ell
 
-__all__ = ["Barrier", "CoshSum", "LogisticQuartic", "Objective", "Power", "Separable", "Sublevel"]
+__all__ = [
+    "Barrier",
+    "CoshSum",
+    "DoubleWell",
+    "LogisticQuartic",
+    "Objective",
+    "Power",
+    "Separable",
+    "Sublevel",
+]
 
 _BISECTIONS = 200
 
@@ -221,6 +230,43 @@ class Barrier(Separable):
 
     def minimiser(self) -> np.ndarray:
         return -self.tilt / (1 + np.sqrt(1 + self.tilt**2))
+
+
+@dataclass(frozen=True, eq=False)
+class DoubleWell(Separable):
+    """f(x) = sum_i (x_i^2 - 1)^4 / 8: nonconvex (phi'' < 0 for x^2 < 1/7), with 2^d global
+    minima x_i = +-1 of value 0, each flat (quartic), and a local maximum at 0.
+
+    phi' = x (x^2 - 1)^3 and |phi''| = (x^2 - 1)^2 |7x^2 - 1| <= l(|phi'|) with
+    l(s) = 1 + 4 s^(4/7) + 7 s^(6/7): 7 s^(6/7) matches 7x^6 at large |x|, 4 s^(4/7) covers
+    the next order (3x^4), and 1 the curvature at x = 0 (found on a grid of |x| <= 1e6,
+    checked by the tests); concave, so quadrature.
+
+    Attributes
+    ----------
+    signs : ndarray of float, shape (d,)
+        The minimiser the starting point is drawn around, entries +-1.
+    """
+
+    signs: np.ndarray = field(default_factory=lambda: np.ones(1))
+
+    def profile(self) -> Ell:
+        return Ell(((1.0, 0.0), (4.0, 4 / 7), (7.0, 6 / 7)))
+
+    def phi(self, x: np.ndarray) -> np.ndarray:
+        return (x * x - 1) ** 4 / 8
+
+    def dphi(self, x: np.ndarray) -> np.ndarray:
+        return x * (x * x - 1) ** 3
+
+    def ddphi(self, x: np.ndarray) -> np.ndarray:
+        return (x * x - 1) ** 2 * (7 * x * x - 1)
+
+    def hess_norm(self, x: np.ndarray) -> float:
+        return float(np.abs(self.ddphi(x)).max())
+
+    def minimiser(self) -> np.ndarray:
+        return self.signs.astype(float)
 
 
 @dataclass(frozen=True, eq=False)
