@@ -179,13 +179,15 @@ class Verdict:
             if o.status == Status.REPRODUCED:
                 return f"{name} holds too"
         side, p = self._side(), self.p_adjusted
+        if side == "across":
+            units = f"; ~{self.units_needed} units" if self.units_needed else ""
+            return f"interval crosses {self._margin()}{units}"
         if side == "claim" and p is not None and p >= self.alpha:
             return f"Holm p {p:.2g} >= {self.alpha:g}"
         for name, o in checks:
             if o.status != Status.NOT_REPRODUCED:
                 return f"{name} undecided"
-        units = f"; ~{self.units_needed} units" if self.units_needed else ""
-        return f"interval crosses {self._margin()}{units}" if side == "across" else self.why
+        return self.why
 
     def _decided_but_checks(self) -> bool:
         """Whether the claim's own test is decided (its interval on its side, Holm's p

@@ -23,8 +23,11 @@ _VERDICT_STYLE = {
 }
 
 
-def verdicts_of(registry: Any, spec: Any, results: Any, names: tuple[str, ...] = ()) -> list:
-    """Evaluate the claims ``spec`` touches (or ``names``) on ``results``."""
+def verdicts_of(
+    registry: Any, spec: Any, results: Any, names: tuple[str, ...] = (), anytime: Any = ()
+) -> list:
+    """Evaluate the claims ``spec`` touches (or ``names``) on ``results``; those in
+    ``anytime`` through their confidence sequences (a decide pass looked at them)."""
     from harness.claims import evaluate_claims
     from harness.evidence import suite_claims
     from harness.summary import tidy_results
@@ -35,7 +38,7 @@ def verdicts_of(registry: Any, spec: Any, results: Any, names: tuple[str, ...] =
     from harness.evidence import registered
 
     frame = tidy_results(results) if not results.empty else results
-    return evaluate_claims(claims, frame, registered(registry))
+    return evaluate_claims(claims, frame, registered(registry), anytime=anytime)
 
 
 def claims_fail(verdicts: list[Any]) -> bool:
@@ -49,9 +52,6 @@ def claims_fail(verdicts: list[Any]) -> bool:
 
 TERMINAL_WIDTH = 140
 """The widest the verdict table is printed (a narrower terminal folds it further)."""
-
-NARROWEST_WITH_WHY = 130
-"""Below this width the table has no ``why`` column: a row's number leads to its note."""
 
 _WIDEST = {"estimate [95% CI]": 17, "tested against": 10, "p (Holm)": 8, "MDE": 8,
            "control": 10, "rivals": 9}  # fmt: skip
@@ -84,27 +84,31 @@ def print_verdicts(verdicts: list[Any], fmt: str = "table") -> None:
         click.echo(verdicts_markdown(verdicts), nl=False)
         return
     width = min(console.width, TERMINAL_WIDTH)
-    inline = width >= NARROWEST_WITH_WHY  # narrower: every why in the notes, numbered
-    table = Table(title="Claims: verdict per claim (docs/design.md 'Claims')",
-                  title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, width=width,
-                  padding=(0, 1, 0, 0))  # fmt: skip
-    for name in HEADER[1:] if inline else HEADER[1:-1]:
-        flexible = inline and name in ("claim", "why")  # narrower: rich folds every column
-        table.add_column(name, overflow="fold", no_wrap=name in ("verdict", "n"),
-                         ratio=1 if flexible else None, min_width=16 if flexible else None,
-                         max_width=_WIDEST.get(name))  # fmt: skip
-    paper, lines = None, []
+    rows, lines = [], []
     for v in verdicts:
+        why, full = v.why_short, " ".join(v.why.split())
+        if full and full != why:
+            lines.append(f"[{len(lines) + 1}] {v.claim}: {full}")
+            why = f"{why} [{len(lines)}]"
+        rows.append((v, _terminal_row(v, why)))
+    widths = _widths([row for _, row in rows], width)
+    if widths is None:  # too narrow for a why column: each row's number leads to its note
+        lines = [f"[{i + 1}] {v.claim}: {' '.join(v.why.split())}" for i, (v, _) in
+                 enumerate(rows)]  # fmt: skip
+        rows = [(v, [r[0], f"{r[1]} [{i + 1}]", *r[2:-1]]) for i, (v, r) in enumerate(rows)]
+    table = Table(title="Claims: verdict per claim (docs/design.md 'Claims')",
+                  title_justify="left", box=box.SIMPLE_HEAD, width=width,
+                  padding=0)  # fmt: skip
+    for i, name in enumerate(HEADER[1:] if widths else HEADER[1:-1]):
+        table.add_column(name, overflow="fold", no_wrap=name in ("verdict", "n"),
+                         width=widths[i] if widths else None)  # fmt: skip
+    paper = None
+    for v, row in rows:
         if v.task != paper:
             paper = v.task
             table.add_row(f"[bold]{escape(paper)}[/]")
-        why, full = v.why_short, " ".join(v.why.split())
-        mark = f"[{len(lines) + 1}]"
-        if full and (full != why or not inline):
-            lines.append(f"{mark} {v.claim}: {full}")
-            why = f"{why} {mark}" if inline else mark
-        row = _terminal_row(v, why)
-        table.add_row(*(row if inline else [row[0], f"{row[1]} {escape(why)}", *row[2:-1]]))
+        style = _VERDICT_STYLE.get(str(v.status), "")
+        table.add_row(escape(row[0]), f"[{style}]{escape(row[1])}[/]", *plain(*row[2:]))
     console.print(table)
     console.print(escape(legend(verdicts)), style="dim", width=width)
     for line in [*lines, *notes(verdicts, None)]:
@@ -115,16 +119,34 @@ def print_verdicts(verdicts: list[Any], fmt: str = "table") -> None:
 
 
 def _terminal_row(v: Any, why: str) -> list[str]:
-    """A verdict's cells in the terminal (the columns of HEADER but the paper)."""
+    """A verdict's cells in the terminal (the columns of HEADER but the paper), as text."""
     from harness.verdicts import table_rows
 
     (row,) = table_rows([v])
-    style = _VERDICT_STYLE.get(row[2], "")
     row[6] = "-" if v.p_adjusted is None else f"{v.p_adjusted:.2g}"
     row[8] = _checks([v.control] if v.control else [])
     row[9] = _checks(list(v.rivals.values()))
     row[10] = why
-    return [escape(row[1]), f"[{style}]{escape(row[2])}[/]", *plain(*row[3:])]
+    return row[1:]
+
+
+def _widths(rows: list[list[str]], width: int) -> list[int] | None:
+    """Each column's width so that the table is ``width`` wide: the short columns as wide
+    as their longest cell (at most :data:`_WIDEST`), the claim's name on one line where the
+    rest allows (up to 40), the why the rest; None when that leaves the why under 16."""
+    from harness.verdicts import HEADER
+
+    names = HEADER[1:]
+    natural = [
+        max([*(len(word) for word in n.split()), *(len(r[i]) for r in rows)])
+        for i, n in enumerate(names)
+    ]  # a header folds between its words only
+    fixed = [min(w, _WIDEST.get(n, w)) for n, w in zip(names, natural, strict=True)]
+    rest = width - sum(fixed[1:-1]) - (len(names) + 1)  # a space between columns and at ends
+    claim = min(natural[0], 40, rest - 16)
+    if rest - claim < 16 or claim < 12:
+        return None
+    return [claim, *fixed[1:-1], rest - claim]
 
 
 def _checks(outcomes: list[Any]) -> str:
@@ -149,6 +171,7 @@ def summarise(
     elapsed: float,
     claim_names: tuple[str, ...] = (),
     evidence: Any = None,
+    anytime: Any = (),
 ) -> list[Any]:
     """Print the tables, write the report, print the tally and the verdicts; return them.
     ``evidence``: the suite whose cells the verdicts read (default ``spec``)."""
@@ -158,7 +181,7 @@ def summarise(
     results = tracker.suite_results(spec)
     _print_tables(tracker, registry, spec, results)
     claim_rows = results if evidence is None else tracker.suite_results(evidence)
-    verdicts = verdicts_of(registry, spec, claim_rows, claim_names)
+    verdicts = verdicts_of(registry, spec, claim_rows, claim_names, anytime)
     if not results.empty:
         selection = spec.expanded.get("overrides", [])
         out = report_folder(report_dir, spec.name, selection, claim_names)  # a part: apart
