@@ -436,3 +436,24 @@ def test_a_cut_csv_export_is_refused_naming_its_first_bad_row(tmp_path):
     (tmp_path / "end.csv").write_text(text[:-3])  # only the last value's tail cut
     with pytest.raises(SuiteError, match=r"end\.csv: row 3 ends without a newline"):
         read_results(tmp_path / "end.csv")
+
+
+def test_min_seeds_counts_each_configuration_not_a_described_fact():
+    """Seven opponents with one short of seeds: not run; a dataset fact drawn with the data
+    (another value every seed) is no configuration of its own."""
+    rows = []
+    for opponent in range(7):
+        for seed in range(2 if opponent else 1):
+            for method in ("new", "old"):
+                rows.append({"task": "t", "dataset": "d", "method": method, "seed": seed,
+                             "status": "ok", "score": float(method == "new") + seed,
+                             "dataset.opponent": str(opponent),
+                             "dataset.drawn": f"{seed}-{opponent}"})  # fmt: skip
+    table = pd.DataFrame(rows)
+    (short,) = evaluate_claims([NewBeatsOld], table)
+    assert short.status == Status.NOT_RUN and "dataset.opponent=0" in short.reason
+    assert "dataset.drawn" not in short.reason
+    full = pd.concat([table, table[table["dataset.opponent"].eq("1")].assign(
+        **{"dataset.opponent": "0", "dataset.drawn": "x"})])  # fmt: skip
+    (enough,) = evaluate_claims([NewBeatsOld], full)
+    assert enough.status != Status.NOT_RUN, enough.reason

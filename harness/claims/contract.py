@@ -155,8 +155,7 @@ class Cells:
                 for value in values:
                     if not rows[column].map(lambda v, w=value: param_matches(v, w)).any():
                         out.append(f"{name}: no cells with {column}={value}")
-            params = [c for c in rows.columns if c.startswith(("dataset.", "method."))
-                      and rows[c].notna().any()]  # fmt: skip
+            params = _configuration_columns(rows)
             seeds = rows.groupby(params, dropna=False)["seed"].nunique() if params else \
                 rows["seed"].nunique()  # fmt: skip
             counts = seeds if hasattr(seeds, "items") else {(): seeds}
@@ -167,6 +166,23 @@ class Cells:
                     where = f" [{where}]" if where else ""
                     out.append(f"{name}{where}: {n} of {self.min_seeds} seeds")
         return out
+
+
+def _configuration_columns(rows: pd.DataFrame) -> list[str]:
+    """The param columns that tell configurations apart: each seed holds several of their
+    values, and every seed the same ones. A dataset's ``describe()`` fact logged as
+    ``dataset.<key>`` (drawn with the data: one value a seed, another for the next seed) is
+    no configuration, nor is a param every row shares."""
+    out = []
+    seeds = rows["seed"].astype(str)
+    for column in rows.columns:
+        if not column.startswith(("dataset.", "method.")) or not rows[column].notna().any():
+            continue
+        values = rows[column].astype(str)
+        per_seed = values.groupby(seeds.to_numpy()).nunique().max()
+        if per_seed > 1 and values.nunique() == per_seed:
+            out.append(column)
+    return out
 
 
 def _named(name: str, params: Mapping[str, Any]) -> str:
