@@ -102,8 +102,9 @@ def decide(
             break
         batch = max(1, math.ceil(min(v.estimate.n for _, v in undecided) / 4))
         for _, v in undecided:
-            console.print(f"  decide: {v.claim}: covers the margin: {v.interval} vs"
-                          f" {v.hypothesis} at {v.estimate.n} units; +{batch} seed(s)",
+            why = v.reason.splitlines()[0] if v.reason else "covers the margin"
+            console.print(f"  decide: {v.claim}: {v.interval} vs {v.hypothesis} at"
+                          f" {v.estimate.n} units ({why}); +{batch} seed(s)",
                           soft_wrap=True, markup=False)  # fmt: skip
         cells = _batch_cells(registry, done.spec, [c for c, _ in undecided], next_seed, batch)
         next_seed += batch

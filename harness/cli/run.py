@@ -109,6 +109,19 @@ class Jobs(click.ParamType):
     help="Exit 3 when a claim is not reproduced, uninformative, not run or in error"
     " (a paper's CI).",
 )
+@click.option(
+    "--decide",
+    is_flag=True,
+    help="After the suite's seeds, give every inconclusive claim more seeds (its cells only)"
+    " until it is decided or at its max_units, reading it through anytime-valid confidence"
+    " sequences; see docs/design.md 'Deciding'.",
+)
+@click.option(
+    "--decide-budget",
+    metavar="DURATION",
+    default=None,
+    help="With --decide: the most wall time the decide pass may take, e.g. 90s or 5m.",
+)
 @claim_timeout_option
 @suite_options
 def run(
@@ -126,6 +139,8 @@ def run(
     report_dir: str,
     claim_names: tuple[str, ...],
     strict_claims: bool,
+    decide: bool,
+    decide_budget: str | None,
     **shape: Any,
 ) -> None:
     """Run every cell of SUITE with a progress bar, then summarise, give a verdict per claim
@@ -134,6 +149,7 @@ def run(
     from harness.cli.progress import run_with_progress
     from harness.cli.summary import claims_fail, summarise
 
+    budget = _decide_budget(decide, decide_budget)
     registry, spec = load(suite, overrides(shape))
     evidence = None  # the cells the verdicts read: the suite's, or --claim's families'
     if claim_names:
@@ -155,10 +171,24 @@ def run(
     outcome = run_with_progress(
         spec, registry, tracker, runner, settings, force=force, fail_fast=fail_fast, pdb=pdb
     )
+    anytime: set[str] = set()
+    if decide and not outcome.problems:
+        from harness.cli.decide import decide as decide_pass
+
+        done = decide_pass(tracker, registry, spec, runner, settings, budget, fail_fast)
+        spec, anytime = done.spec, done.anytime
     elapsed = time.perf_counter() - tic
     try:
         verdicts = summarise(
-            tracker, registry, spec, outcome, Path(report_dir), elapsed, claim_names, evidence
+            tracker,
+            registry,
+            spec,
+            outcome,
+            Path(report_dir),
+            elapsed,
+            claim_names,
+            evidence,
+            anytime=anytime,
         )
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM while the claims are evaluated
         from harness.runner import mark_killed
@@ -169,6 +199,26 @@ def run(
         sys.exit(ExitCode.FAILED)
     if strict_claims and claims_fail(verdicts):
         sys.exit(ExitCode.CLAIMS_FAILED)
+
+
+def _decide_budget(decide: bool, budget: str | None) -> float | None:
+    """``--decide-budget`` in seconds (None: no limit). Raises :class:`SuiteError` (exit 2)
+    for a budget that is not a positive duration, or one given without ``--decide``."""
+    if budget is None:
+        return None
+    if not decide:
+        raise SuiteError("--decide-budget needs --decide.")
+    from harness.schema import parse_duration
+
+    try:
+        seconds = parse_duration(budget)
+    except ValueError:
+        seconds = None
+    if seconds is None or not seconds > 0:
+        raise SuiteError(
+            f"--decide-budget {budget}: the budget must be a positive duration like 90s or 5m."
+        )
+    return seconds
 
 
 def _prepare(
