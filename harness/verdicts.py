@@ -106,6 +106,8 @@ class Verdict:
     band: tuple[float, float] | None = None
     units_needed: int | None = None
     statistic: str = ""
+    exploratory: bool = False
+    trajectory: tuple[tuple[int, float, float, float], ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "status", Status(self.status))
@@ -225,10 +227,14 @@ ORDER = [Status.REPRODUCED, Status.NOT_REPRODUCED, Status.INCONCLUSIVE, Status.U
 
 
 def count_line(verdicts: Sequence[Verdict]) -> str:
-    """``"9 reproduced, 2 not reproduced, 3 inconclusive, 1 not run"`` (zero counts left out)."""
-    counts = {s: sum(v.status == s for v in verdicts) for s in ORDER}
+    """``"9 reproduced, 2 not reproduced, 3 inconclusive, 1 not run"`` (zero counts left out);
+    exploratory claims (the paper does not make them) are counted apart."""
+    tallied = [v for v in verdicts if not v.exploratory]
+    counts = {s: sum(v.status == s for v in tallied) for s in ORDER}
     parts = [f"{n} {str(s).replace('-', ' ')}" for s, n in counts.items() if n]
-    return ", ".join(parts) or "no claims"
+    line = ", ".join(parts) or "no claims"
+    apart = len(verdicts) - len(tallied)
+    return f"{line} (+ {apart} exploratory)" if apart else line
 
 
 HEADER = ["paper", "claim", "verdict", "estimate [95% CI]", "tested against", "n",
@@ -249,7 +255,8 @@ def table_rows(verdicts: Sequence[Verdict], why_width: int | None = None) -> lis
         mde = "-" if e is None or not math.isfinite(e.mde) else _g(e.mde)
         control = "-" if not v.control else v.control.summary
         rivals = "; ".join(f"{name}: {o.summary}" for name, o in v.rivals.items()) or "-"
-        rows.append([v.task, v.claim, str(v.status), v.interval, v.hypothesis or "-",
+        name = f"{v.claim} (exploratory)" if v.exploratory else v.claim
+        rows.append([v.task, name, str(v.status), v.interval, v.hypothesis or "-",
                      str(e.n) if e else "-", p, mde, control, rivals,
                      _cut(" ".join(v.why.split()), why_width)])  # fmt: skip
     return rows

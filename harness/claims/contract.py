@@ -425,7 +425,8 @@ class Claim(Component):
         return Verdict(self.name, self.tasks()[0], str(getattr(self, "source", "")),
                        str(getattr(self, "statement", "")), str(hypothesis or ""),
                        str(self.unit), status, self.subject_method(), family=self.family_name(),
-                       alpha=self.alpha, band=band, statistic=statistic, **fields)  # fmt: skip
+                       alpha=self.alpha, band=band, statistic=statistic,
+                       exploratory=bool(self.exploratory), **fields)  # fmt: skip
 
     def selected(self, results: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
         """``(ok rows of the required cells, [each required cell short of seeds])``."""
