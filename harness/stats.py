@@ -240,22 +240,50 @@ def loglog_slope(
         raise ValueError(f"x, y, units differ in length: {lx.size}, {ly.size}, {labels.size}")
     if np.unique(lx).size < 2:
         raise ValueError("loglog_slope needs at least two distinct x")
-    groups = [np.flatnonzero(labels == u) for u in dict.fromkeys(labels.tolist())]
-    if len(groups) < 2:
-        raise ValueError(f"loglog_slope needs at least 2 units, got {len(groups)}")
+    order = {u: i for i, u in enumerate(dict.fromkeys(labels.tolist()))}  # first-seen order
+    if len(order) < 2:
+        raise ValueError(f"loglog_slope needs at least 2 units, got {len(order)}")
+    codes = np.fromiter((order[u] for u in labels.tolist()), int, labels.size)
     slope = float(np.polyfit(lx, ly, 1)[0])
-    rng = np.random.default_rng(seed)
-    slopes = []
-    for _ in range(resamples):
-        index = np.concatenate([groups[i] for i in rng.integers(0, len(groups), len(groups))])
-        if np.unique(lx[index]).size > 1:
-            slopes.append(np.polyfit(lx[index], ly[index], 1)[0])
-    boot = np.asarray(slopes)
+    draws = np.random.default_rng(seed).integers(0, len(order), (resamples, len(order)))
+    boot = _resampled_slopes(codes, lx, ly, draws)
     low, high = np.quantile(boot, [0.025, 0.975])
     p = float(min(1.0, 2 * min(np.mean(boot <= null), np.mean(boot >= null))))
     se = float(boot.std(ddof=1))
-    return Estimate(slope, float(low), float(high), p, len(groups), minimum_detectable_effect(se),
-                    f"log-log OLS slope, bootstrap over {len(groups)} units")  # fmt: skip
+    return Estimate(slope, float(low), float(high), p, len(order), minimum_detectable_effect(se),
+                    f"log-log OLS slope, bootstrap over {len(order)} units")  # fmt: skip
+
+
+def _resampled_slopes(
+    codes: np.ndarray, lx: np.ndarray, ly: np.ndarray, draws: np.ndarray
+) -> np.ndarray:
+    """The OLS slope of ``ly`` on ``lx`` over the points of each row of ``draws`` (shape
+    (resamples, units): the units drawn, with replacement; point ``i`` is unit
+    ``codes[i]``'s), in closed form from per-unit sums; a resample whose points share one x
+    has no slope and is left out.
+
+    >>> codes, lx = np.array([0, 0, 1, 1]), np.array([0.0, 1, 0, 2])
+    >>> _resampled_slopes(codes, lx, 3 * lx, np.array([[0, 1], [1, 1]])).round(12)
+    array([3., 3.])
+    """
+    units = int(codes.max()) + 1
+    dx, dy = lx - lx.mean(), ly - ly.mean()  # centred: the sums below lose no digits
+    sums = np.stack([np.bincount(codes, w, units) for w in
+                     (np.ones_like(dx), dx, dy, dx * dx, dx * dy)])  # fmt: skip
+    resamples = len(draws)
+    flat_draws = (draws + units * np.arange(resamples)[:, None]).ravel()
+    weights = np.bincount(flat_draws, minlength=resamples * units).reshape(resamples, units)
+    weights = weights.astype(float)
+    n, sx, sy, sxx, sxy = (weights @ sums.T).T
+    sxx_c = sxx - sx * sx / n
+    # one x in every drawn unit, the same x throughout: no slope (as np.unique would say)
+    first = np.zeros(units)
+    first[codes[::-1]] = lx[::-1]
+    flat = np.bincount(codes, (lx != first[codes]).astype(float), units) == 0
+    key = np.where(flat, first, np.nan)  # a unit with several x: nan, never equal
+    drawn = weights > 0
+    single = np.where(drawn, key, -np.inf).max(axis=1) == np.where(drawn, key, np.inf).min(axis=1)
+    return ((sxy - sx * sy / n) / np.where(single, 1.0, sxx_c))[~single]
 
 
 def _positive(values: Any, name: str) -> np.ndarray:
