@@ -63,11 +63,8 @@ def box_average(u: np.ndarray) -> np.ndarray:
     """
     padded = np.pad(u, [(0, 0)] * (u.ndim - 2) + [(1, 1), (1, 1)])
     h, w = u.shape[-2:]
-    total = np.zeros_like(u)
-    for dy in range(3):
-        for dx in range(3):
-            total += padded[..., dy : dy + h, dx : dx + w]
-    return total / 9.0
+    rows = padded[..., 0:h, :] + padded[..., 1 : h + 1, :] + padded[..., 2 : h + 2, :]
+    return (rows[..., 0:w] + rows[..., 1 : w + 1] + rows[..., 2 : w + 2]) / 9.0
 
 
 def arccos_relu(cross: np.ndarray, norm: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
