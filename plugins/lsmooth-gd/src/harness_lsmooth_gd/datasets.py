@@ -91,14 +91,19 @@ class PowerDataset(Dataset):
 
     Parameters
     ----------
-    p : float
-        The power, > 2.
-    dim : int
+    p : float, default=4.0
+        The power, in (2, 20].
+    dim : int, default=10
         d.
-    l0 : float
+    l0 : float, default=1.0
         l(0) > 0 (the profile's floor; f itself has zero curvature at 0).
-    start_grad : float
-        ||grad f(x0)||.
+    start_grad : float, default=1e3
+        ||grad f(x0)||, in units of f per unit of x.
+
+    Returns
+    -------
+    Problem
+        ``x0`` of shape (dim,), ``f_star`` = 0.
     """
 
     name = "power"
@@ -124,6 +129,13 @@ class CoshDataset(Dataset):
     Source: e^x is named among the paper's examples (Tyurin, ICML 2025, introduction, read
     through a summary); this symmetric, separable form is (L0, L1) = (2, 1)-smooth exactly,
     so the paper's step and the (L0, L1) step use the same l (reconstruction). f* = 0.
+
+    Parameters
+    ----------
+    dim : int, default=10
+        d.
+    start_grad : float, default=1e3
+        ||grad f(x0)||.
     """
 
     name = "cosh"
@@ -148,6 +160,13 @@ class DoubleWellDataset(Dataset):
     Source: the paper's nonconvex setting (Tyurin, ICML 2025, arXiv 2412.11773, abstract:
     an eps-stationary point); the objective and its l are this plugin's (reconstruction,
     not read in the paper). f* = 0.
+
+    Parameters
+    ----------
+    dim : int, default=10
+        d.
+    start_grad : float, default=1e3
+        ||grad f(x0)||.
     """
 
     name = "double-well"
@@ -173,6 +192,15 @@ class LogBarrier(Dataset):
     Source: -log x is named among the paper's examples (Tyurin, ICML 2025, abstract's lay
     summary on OpenReview: "-log x ... violate L-smoothness"); the box barrier and its l are
     this plugin's (reconstruction). f* in closed form.
+
+    Parameters
+    ----------
+    dim : int, default=10
+        d.
+    tilt : float, default=0.5
+        Half-width of the uniform law of the linear terms c_i.
+    start_grad : float, default=1e3
+        ||grad f(x0)||.
     """
 
     name = "log-barrier"
@@ -201,6 +229,15 @@ class DigitsLogistic(Dataset):
     Source: scikit-learn ``load_digits`` (UCI optdigits test set, shipped with the library,
     no download); the penalised objective and its l are this plugin's (reconstruction, not
     read in the paper). f* by Newton's method.
+
+    Parameters
+    ----------
+    ridge : float, default=1e-3
+        mu > 0.
+    quartic : float, default=1e-2
+        lam >= 0.
+    start_grad : float, default=10.0
+        ||grad f(x0)||.
     """
 
     name = "digits-logistic"

@@ -79,15 +79,20 @@ class LSmoothGD(Method):
 
     Parameters
     ----------
-    steps : int
-        Iterations T.
-    integration : {"auto", "quadrature"}
+    steps : int, default=300
+        Iterations T (one gradient each).
+    integration : {"auto", "quadrature"}, default="auto"
         "quadrature" forces the quadrature where a closed form exists (tests compare them).
-    ell_growth : bool
+    ell_growth : bool, default=True
         False feeds the rule l frozen at l(0) (the L-smooth assumption near the minimiser):
         a wrong l, the claims' negative control.
-    ell_scale : float
+    ell_scale : float, default=1.0
         Multiplies l (1 is the true profile; below 1 l is too small, the step too long).
+
+    Returns
+    -------
+    Trajectory
+        T + 1 iterates' f and ||grad f||, ``evals`` = 1..T+1, the steps gamma_k (1/curvature).
     """
 
     name = "gd-lsmooth"
@@ -110,7 +115,12 @@ class ConstantGD(Method):
     """GD with the constant step 1/L, L the curvature bound on the sublevel set {f <= f(x0)}.
 
     Source: the classical L-smooth step (Nesterov 2018), restricted to the bounded region the
-    iterates stay in; the issue's "GD with 1/L on a bounded region". L grows with the start.
+    iterates stay in (GD with 1/L on a bounded region). L grows with the start.
+
+    Parameters
+    ----------
+    steps : int, default=300
+        Iterations T (one gradient each).
     """
 
     name = "gd-constant"
@@ -127,6 +137,11 @@ class L0L1GD(Method):
 
     Source: the (L0, L1)-smooth step of Gorbunov et al. / Vankov et al. (2024), as cited in
     the science notes (not read here); the pair from :meth:`Ell.affine_bound`.
+
+    Parameters
+    ----------
+    steps : int, default=300
+        Iterations T (one gradient each).
     """
 
     name = "gd-l0l1"
@@ -142,6 +157,11 @@ class ClippedGD(Method):
 
     Source: Zhang, He, Sra, Jadbabaie (ICLR 2020), gradient clipping under (L0, L1)-smoothness
     with eta = 1/L0 and clipping threshold L0/L1 (constants as cited, not read here).
+
+    Parameters
+    ----------
+    steps : int, default=300
+        Iterations T (one gradient each).
     """
 
     name = "gd-clipped"
@@ -161,9 +181,15 @@ class NormalizedGD(Method):
 
     Parameters
     ----------
-    steps : int
-    step_length : float
+    steps : int, default=300
+        Iterations T (one gradient each).
+    step_length : float, default=0.0
         eta in units of x; 0 means the default 1/L1.
+
+    Returns
+    -------
+    Trajectory
+        As :class:`LSmoothGD`'s.
     """
 
     name = "gd-normalized"
@@ -188,10 +214,15 @@ class ArmijoGD(Method):
 
     Parameters
     ----------
-    steps : int
+    steps : int, default=300
         Iterations (each: one gradient and one or more function values).
-    sufficient : float
+    sufficient : float, default=1e-4
         c in (0, 1).
+
+    Returns
+    -------
+    Trajectory
+        ``evals`` counts the gradients and the trial function values.
     """
 
     name = "gd-armijo"
