@@ -87,6 +87,7 @@ class Document:
     chosen: str = ""  # the options that chose the cells
     verdicts: Sequence[Verdict] = ()
     forest: str = ""  # the verdicts' forest plot (claims.png), base64
+    sequences: str = ""  # the decided claims' confidence sequences (sequences.png), base64
     sections: Sequence[Section] = field(default_factory=list)
 
 

@@ -30,7 +30,7 @@ from harness.verdicts import Verdict
 
 pd = LazyModule("pandas")  # imported when a table is built (light plugin imports)
 
-__all__ = ["coverage_line", "forest_plot", "source_files", "write_report"]
+__all__ = ["coverage_line", "forest_plot", "sequences_plot", "source_files", "write_report"]
 
 log = logging.getLogger(__name__)
 MANIFEST = ".harness-report-files"  # the files the last report wrote to its folder
@@ -229,6 +229,41 @@ def forest_plot(verdicts: Sequence[Verdict], path: Path) -> bytes:
     return buffer.getvalue()
 
 
+def sequences_plot(verdicts: Sequence[Verdict], path: Path) -> bytes:
+    """Each claim a decide pass looked at (``Verdict.trajectory``): its estimate and
+    anytime-valid interval against the units after each batch, its margin drawn; one panel
+    a claim, saved to ``path`` (PNG) and returned as bytes. Empty bytes when none has one."""
+    import math
+
+    import matplotlib.pyplot as plt
+
+    decided = [v for v in verdicts if v.trajectory]
+    if not decided:
+        return b""
+    columns = min(3, len(decided))
+    rows = math.ceil(len(decided) / columns)
+    fig, axes = plt.subplots(rows, columns, figsize=(4 * columns, 2.6 * rows), squeeze=False)
+    for ax in axes.ravel()[len(decided) :]:
+        ax.set_visible(False)
+    for ax, v in zip(axes.ravel(), decided, strict=False):
+        units, estimate, low, high = (list(x) for x in zip(*v.trajectory, strict=True))
+        colour = _COLOURS.get(str(v.status), "black")
+        ax.fill_between(units, low, high, color=colour, alpha=0.25, step="post")
+        ax.plot(units, estimate, "o-", color=colour, ms=3)
+        for edge in v.band or ():
+            if math.isfinite(edge):
+                ax.axhline(edge, ls="--", lw=0.8, color="#555")
+        ax.set_title(f"{v.claim}: {v.status}", fontsize=8, color=colour)
+        ax.set_xlabel("units", fontsize=7)
+        ax.tick_params(labelsize=6)
+    fig.tight_layout()
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=100)
+    plt.close(fig)
+    path.write_bytes(buffer.getvalue())
+    return buffer.getvalue()
+
+
 def _forest_row(ax: Any, y: int, v: Verdict, colour: str) -> None:
     """One claim's row, its values mapped from ``[lo, hi]`` (its own range) to ``[0, 1]``;
     the verdict and interval written right of it."""
@@ -333,10 +368,11 @@ def write_report(
     """
     _off_screen()
     before = _clear(out)
-    forest = ""
+    forest = sequences = ""
     if verdicts:
         (out / "claims.json").write_text(json.dumps([v.as_dict() for v in verdicts], indent=1))
         forest = base64.b64encode(forest_plot(verdicts, out / "claims.png")).decode()
+        sequences = base64.b64encode(sequences_plot(verdicts, out / "sequences.png")).decode()
     sections, problems = [], []
     for task in dict.fromkeys(results["task"].dropna()):
         rows = results[results["task"] == task].reset_index(drop=True)
@@ -351,6 +387,7 @@ def write_report(
         chosen=_chosen(selection),
         verdicts=verdicts,
         forest=forest,
+        sequences=sequences,
         sections=sections,
     )
     md, page = render(document)

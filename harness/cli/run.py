@@ -172,11 +172,12 @@ def run(
         spec, registry, tracker, runner, settings, force=force, fail_fast=fail_fast, pdb=pdb
     )
     anytime: set[str] = set()
+    trajectories: dict[str, list] = {}
     if decide and not outcome.problems:
         from harness.cli.decide import decide as decide_pass
 
         done = decide_pass(tracker, registry, spec, runner, settings, budget, fail_fast)
-        spec, anytime = done.spec, done.anytime
+        spec, anytime, trajectories = done.spec, done.anytime, done.trajectories
     elapsed = time.perf_counter() - tic
     try:
         verdicts = summarise(
@@ -189,6 +190,7 @@ def run(
             claim_names,
             evidence,
             anytime=anytime,
+            trajectories=trajectories,
         )
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM while the claims are evaluated
         from harness.runner import mark_killed

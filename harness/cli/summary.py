@@ -24,7 +24,12 @@ _VERDICT_STYLE = {
 
 
 def verdicts_of(
-    registry: Any, spec: Any, results: Any, names: tuple[str, ...] = (), anytime: Any = ()
+    registry: Any,
+    spec: Any,
+    results: Any,
+    names: tuple[str, ...] = (),
+    anytime: Any = (),
+    trajectories: Any = None,
 ) -> list:
     """Evaluate the claims ``spec`` touches (or ``names``) on ``results``; those in
     ``anytime`` through their confidence sequences (a decide pass looked at them)."""
@@ -38,7 +43,10 @@ def verdicts_of(
     from harness.evidence import registered
 
     frame = tidy_results(results) if not results.empty else results
-    return evaluate_claims(claims, frame, registered(registry), anytime=anytime)
+    verdicts = evaluate_claims(claims, frame, registered(registry), anytime=anytime)
+    paths = trajectories or {}
+    return [v.replace(trajectory=tuple(paths[v.claim])) if paths.get(v.claim) else v
+            for v in verdicts]  # fmt: skip
 
 
 def claims_fail(verdicts: list[Any]) -> bool:
@@ -172,6 +180,7 @@ def summarise(
     claim_names: tuple[str, ...] = (),
     evidence: Any = None,
     anytime: Any = (),
+    trajectories: Any = None,
 ) -> list[Any]:
     """Print the tables, write the report, print the tally and the verdicts; return them.
     ``evidence``: the suite whose cells the verdicts read (default ``spec``)."""
@@ -181,7 +190,7 @@ def summarise(
     results = tracker.suite_results(spec)
     _print_tables(tracker, registry, spec, results)
     claim_rows = results if evidence is None else tracker.suite_results(evidence)
-    verdicts = verdicts_of(registry, spec, claim_rows, claim_names, anytime)
+    verdicts = verdicts_of(registry, spec, claim_rows, claim_names, anytime, trajectories)
     if not results.empty:
         selection = spec.expanded.get("overrides", [])
         out = report_folder(report_dir, spec.name, selection, claim_names)  # a part: apart

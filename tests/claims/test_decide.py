@@ -47,6 +47,13 @@ def test_the_decide_pass_adds_seeds_only_where_a_claim_is_undecided(decided):
     assert rival["status"] != "inconclusive" or rival["estimate"]["n"] == 20
     assert "confidence sequence" in rival["estimate"]["test"]
     assert rival["estimate"]["n"] > 5
+    units = [step[0] for step in rival["trajectory"]]
+    assert units[0] == 5 and units == sorted(units) and units[-1] == rival["estimate"]["n"]
+    assert (folder / "reports" / "toy-decide" / "sequences.png").stat().st_size > 1000
+    assert (
+        "confidence sequences of the claims"
+        in (folder / "reports" / "toy-decide" / "report.html").read_text()
+    )
 
 
 def test_a_rerun_of_the_decide_pass_resumes_its_batches(decided):
