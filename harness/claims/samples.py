@@ -105,6 +105,8 @@ def skewness(values: np.ndarray) -> np.ndarray:
 
     >>> float(skewness(np.array([1.0, 2.0, 3.0])))
     0.0
+    >>> float(skewness(np.array([0.5, 0.5 + 1e-17, 0.5 - 1e-17, 0.5, 0.5])))  # round-off
+    0.0
     """
     x = np.asarray(values, dtype=float)
     n = x.shape[-1]
@@ -112,7 +114,7 @@ def skewness(values: np.ndarray) -> np.ndarray:
         return np.zeros(x.shape[:-1])
     d = x - x.mean(axis=-1, keepdims=True)
     m2, m3 = (d**2).mean(axis=-1), (d**3).mean(axis=-1)
-    spread = m2 > 1e-300 * np.maximum(1.0, np.abs(x).max(axis=-1)) ** 2
+    spread = m2 > (1e-12 * np.maximum(np.abs(x).max(axis=-1), 1e-300)) ** 2  # not round-off
     g1 = np.divide(m3, np.where(spread, m2, 1.0) ** 1.5)
     return np.where(spread, g1, 0.0) * math.sqrt(n * (n - 1)) / (n - 2)
 
