@@ -20,6 +20,8 @@ TASKS = {
     "bandit-safe-regret",
     "label-noise",
     "icl-gmm",
+    "ftrl-shocks",
+    "lsmooth-gd",
 }
 
 
