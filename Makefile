@@ -17,8 +17,12 @@ $(STAMP): requirements.txt pyproject.toml $(wildcard plugins/*/pyproject.toml)
 
 install: $(STAMP)
 
+# --decide: claims still undecided after the suite's seeds get more seeds, read through
+# confidence sequences, for at most DECIDE_BUDGET of wall time (docs/design.md, "Deciding")
+DECIDE_BUDGET ?= 2m
+
 run: install  ## every paper plugin on its real and synthetic data, tracked in mlflow/
-	$(BIN)/harness run suites/all.yaml -j $(JOBS)
+	$(BIN)/harness run suites/all.yaml -j $(JOBS) --decide --decide-budget $(DECIDE_BUDGET)
 
 smoke: install  ## each plugin's smallest meaningful configuration (well under 2 minutes)
 	$(BIN)/harness run suites/smoke.yaml -j $(JOBS)
