@@ -10,8 +10,9 @@ import pathlib
 import numpy as np
 import pandas as pd
 import pytest
-from harness_gmm_testing import comparison, power_model
-from harness_gmm_testing.comparison import uniform_law
+from harness_gmm_testing import _comparison as comparison
+from harness_gmm_testing import _power_model as power_model
+from harness_gmm_testing._comparison import uniform_law
 
 PLUGIN = pathlib.Path(__file__).resolve().parents[1]
 RESULTS = PLUGIN / "results"

@@ -8,8 +8,9 @@ import pathlib
 
 import pandas as pd
 import pytest
-from harness_gmm_testing import comparison, readme
-from harness_gmm_testing.levels import level_bands
+from harness_gmm_testing import _comparison as comparison
+from harness_gmm_testing import _readme as readme
+from harness_gmm_testing._levels import level_bands
 
 PLUGIN = pathlib.Path(__file__).resolve().parents[1]
 RESULTS = PLUGIN / "results"
@@ -23,7 +24,7 @@ def frame(names: tuple[str, ...]) -> pd.DataFrame:
     return pd.concat([pd.read_parquet(RESULTS / name) for name in names], ignore_index=True)
 
 
-IN_RESULTS_README = {"results", "levels"}  # the long per-cell tables live in results/README.md
+IN_RESULTS_README = {"results", "levels", "rate", "hz-ratios", "hz-model-check"}  # evidence
 
 
 def readme_path(name: str) -> pathlib.Path:
@@ -63,13 +64,23 @@ def test_a_changed_figure_in_the_evidence_changes_the_table(name):
     assert TABLES[name](corrupted) != block(name)
 
 
-def test_a_liberal_cell_falls_outside_its_level_band():
+def _outside_by_chance(cells: int) -> int:
+    """The most cells a 99% band leaves out by chance (binomial, 99.9% quantile): each seed
+    of each cell is a cell, and with 39-draw nulls a seed's level spreads widely."""
+    from scipy import stats
+
+    return int(stats.binom.ppf(0.999, cells, 0.01))
+
+
+def test_a_liberal_test_falls_outside_its_level_band():
     df = frame(ALL)
-    assert level_bands(df)["inside"].all()
-    hz = df.index[df["method"] == comparison.HZ][0]
+    bands = level_bands(df)
+    assert (~bands["inside"]).sum() <= _outside_by_chance(len(bands))
+    hz = df.index[df["method"] == comparison.HZ]
     df.loc[hz, "type1-error.rate"] = 0.15  # 100 trials, 100 draws: band 0 to 0.13
-    assert not level_bands(df)["inside"].all()
+    bands = level_bands(df)
+    assert (~bands["inside"]).sum() > _outside_by_chance(len(bands))
 
 
-def test_readme_is_under_250_lines():
-    assert len((PLUGIN / "README.md").read_text().splitlines()) < 250
+def test_readme_is_a_guide_of_at_most_150_lines():
+    assert len((PLUGIN / "README.md").read_text().splitlines()) <= 150

@@ -12,8 +12,8 @@ import math
 import numpy as np
 
 from harness import LazyModule
-from harness_gmm_testing import power_model as model
-from harness_gmm_testing.comparison import HERMITE, oracle_rows, uniform_law
+from harness_gmm_testing import _power_model as model
+from harness_gmm_testing._comparison import HERMITE, oracle_rows, uniform_law
 from harness_gmm_testing.reports import n_for_power, rate_slopes
 
 pd = LazyModule("pandas")
@@ -150,26 +150,29 @@ def _test_label(row: pd.Series) -> str:
 
 
 def results_markdown(results: pd.DataFrame) -> str:
-    """The README's table of the main suite: one row per ok cell, sorted by instance, n and
-    test, with the closed-form n_0.9, trials / null draws, type-I, power, AUC and mean
-    seconds per test."""
+    """The table of the main suite: one row per configuration (instance, n and test), sorted
+    by instance, n and test, with the closed-form n_0.9, trials / null draws per seed, the
+    seeds, and type-I, power (mean and s.d. over seeds), AUC and seconds per test (means)."""
     df = results[results["status"] == "ok"].copy()
     for col in ("k", "d", "n", "trials"):
         df[col] = pd.to_numeric(df[f"dataset.{col}"]).astype(int)
     df["delta"] = pd.to_numeric(df["dataset.delta"])
     df["test"] = [_test_label(r) for _, r in df.iterrows()]
-    df = df.sort_values(["k", "delta", "d", "n", "test"])
+    df["draws"] = pd.to_numeric(df["method.calibration_trials"]).astype(int)
+    df["n90"] = pd.to_numeric(df["dataset.predicted_n90"])
+    keys = ["k", "delta", "d", "n", "test", "trials", "draws", "n90"]
     lines = [
-        "| k | delta | d | n | closed-form n_0.9 | test | trials / null draws | type-I | power "
-        "| AUC | s per test |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| k | delta | d | n | closed-form n_0.9 | test | trials / null draws | seeds | type-I "
+        "| power (s.d.) | AUC | s per test |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for _, r in df.iterrows():
-        draws = int(float(r["method.calibration_trials"]))
+    for key, g in df.groupby(keys, sort=True):
+        k, delta, d, n, test, trials, draws, n90 = key
+        power = g["power.rate"].astype(float)
         lines.append(
-            f"| {r['k']} | {r['delta']:g} | {r['d']} | {r['n']:,} | "
-            f"{float(r['dataset.predicted_n90']):,.0f} | {r['test']} | {r['trials']} / {draws} "
-            f"| {r['type1-error.rate']:.3f} | {r['power.rate']:.3f} | {r['auc']:.2f} | "
-            f"{r['seconds-per-test.mean']:.3f} |"
+            f"| {k} | {delta:g} | {d} | {n:,} | {n90:,.0f} | {test} | {trials} / {draws} "
+            f"| {g['seed'].nunique()} | {g['type1-error.rate'].astype(float).mean():.3f} "
+            f"| {power.mean():.3f} ({power.std(ddof=1):.3f}) | {g['auc'].astype(float).mean():.2f} "
+            f"| {g['seconds-per-test.mean'].astype(float).mean():.3f} |"
         )
     return "\n".join(lines)

@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from harness import LazyModule
-from harness_gmm_testing import power_model as model
+from harness_gmm_testing import _power_model as model
 from harness_gmm_testing.data import PancakeLaw
 from harness_gmm_testing.metrics import wilson_interval
 from harness_gmm_testing.reports import n_for_power
