@@ -23,7 +23,8 @@ from sklearn.datasets import load_digits
 
 N_TRAIN, STEPS, K, ABAR = 200, 10, 3, 0.5
 PATCHES = [8, 8, 7, 7, 5, 5, 3, 3, 3, 1]
-FLOOR = 5.0  # the vectorised lookup must be at least this many times faster than the loop
+# Half the ratio measured on the shared 2-core machine under load (7x: 13 ms against 93 ms).
+FLOOR = 3.5
 
 
 def _images() -> np.ndarray:
