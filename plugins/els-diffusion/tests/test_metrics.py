@@ -3,8 +3,16 @@
 import numpy as np
 import pytest
 from harness_els_diffusion.data import DiffusionData, Samples
-from harness_els_diffusion.metrics import Mosaic, NearestImage, R2ToTrained, pearson_r2
+from harness_els_diffusion.metrics import (
+    Mosaic,
+    NearestImage,
+    PatchSchedule,
+    R2ToTrained,
+    pearson_r2,
+)
 from sklearn.datasets import load_digits
+
+from harness import Skip
 
 NO_PATCHES = np.zeros(0, dtype=np.int64)
 
@@ -67,3 +75,13 @@ def test_mosaic_counts_one_source_for_a_copy_and_more_for_a_collage(data):
     assert mixed["sources"] > copy["sources"]
     noise = Mosaic().compute(data, Samples(data.eval_noise.clip(-1, 1), NO_PATCHES))
     assert noise["patch_rms"] > 0.3  # noise is no mosaic of training patches
+
+
+def test_patch_schedule_reads_sizes_from_high_to_low_noise(data):
+    shrinking = Samples(data.reference.copy(), np.array([8, 7, 5, 3]))
+    out = PatchSchedule().compute(data, shrinking)
+    assert out == {"high_noise": 7.5, "low_noise": 4.0, "non_increasing": 1.0}
+    growing = Samples(data.reference.copy(), np.array([3, 5, 5, 7]))
+    assert PatchSchedule().compute(data, growing)["non_increasing"] == 0.0
+    with pytest.raises(Skip):
+        PatchSchedule().compute(data, Samples(data.reference.copy(), NO_PATCHES))

@@ -32,8 +32,9 @@ def harness_methods():
 
 @hookimpl
 def harness_metrics():
-    """Agreement with the network, distance to the training set, patch provenance."""
-    return [metrics.R2ToTrained, metrics.NearestImage, metrics.Mosaic]
+    """Agreement with the network, distance to the training set, patch provenance, the
+    calibrated patch sizes."""
+    return [metrics.R2ToTrained, metrics.NearestImage, metrics.Mosaic, metrics.PatchSchedule]
 
 
 @hookimpl

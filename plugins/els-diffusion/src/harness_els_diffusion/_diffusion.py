@@ -4,8 +4,8 @@ Forward process ``x_t = sqrt(abar(t)) x_0 + sqrt(1 - abar(t)) eps`` with the cos
 ``abar(t) = cos^2((t / 1.008) pi / 2)``, t in [0, 1]; the network predicts ``eps``; samples
 come from the deterministic DDIM update on a uniform grid of ``steps`` times from 1 to 0.
 
-Source: the setting of Kamb & Ganguli (ICML 2025, arXiv 2412.20292) as summarised in
-``/work/shared/papers/els-diffusion.md`` section 1. Reconstruction (not read in the paper):
+Source: the setting of Kamb & Ganguli (ICML 2025, arXiv 2412.20292) as the project's
+science notes on the paper summarise it (section 1). Reconstruction (not read in the paper):
 the paper's body was not available; the schedule, the eps-prediction loss and the DDIM
 sampler follow the public description of the authors' setting, and the network's size and
 training budget are this plugin's own (a CPU-sized toy, declared in the dataset's params).
@@ -32,6 +32,7 @@ __all__ = [
     "ConvDenoiser",
     "alpha_bar",
     "ddim_step",
+    "load_network",
     "sample_network",
     "time_grid",
     "train_denoiser",

@@ -17,8 +17,8 @@ equivariant local score (ELS) machines ... after calibrating a single time-depen
 hyperparameter". Reconstruction (not read in the paper): the formulas above and the
 calibration rule (per step, the patch size whose score has the highest cosine similarity to
 the trained network's score along the network's own trajectories, the median over draws)
-follow the public description of the authors' code summarised in
-``/work/shared/papers/els-diffusion.md`` section 1, not the paper's equations.
+follow the public description of the authors' code in the project's science notes on the
+paper (section 1), not the paper's equations.
 
 All patch distances come from one vectorised pass: for every training image ``j`` and
 circular shift ``d`` the squared residual image ``(x - sqrt(abar) roll(y_j, d))^2`` is
@@ -230,14 +230,14 @@ def calibrate_patches(
     -------
     list of int, length steps
     """
-    stack = shifted_stack(images, equivariant)
+    cand = shifted_stack(images, equivariant)
     abar = alpha_bar(time_grid(len(states)))
     chosen = []
     for i, (x_np, target_np) in enumerate(zip(states, x0_net, strict=True)):
         a = float(abar[i])
         x = torch.tensor(x_np)
         target = (math.sqrt(a) * torch.tensor(target_np) - x).flatten(1)
-        means = _posterior_mean(x, stack, a, candidates)
+        means = _posterior_mean(x, cand, a, candidates)
         cosines = torch.stack(
             [
                 functional.cosine_similarity((math.sqrt(a) * m - x).flatten(1), target, dim=1)

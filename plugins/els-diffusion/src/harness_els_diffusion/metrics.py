@@ -5,10 +5,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness import Metric
+from harness import Metric, Skip
 from harness_els_diffusion.data import DiffusionData, Samples
 
-__all__ = ["Mosaic", "NearestImage", "R2ToTrained", "pearson_r2", "rms_to_nearest"]
+__all__ = [
+    "Mosaic",
+    "NearestImage",
+    "PatchSchedule",
+    "R2ToTrained",
+    "pearson_r2",
+    "rms_to_nearest",
+]
 
 #: RMS distance (pixel units, images in [-1, 1]) under which a sample counts as a copy
 COPY_RMS = 0.05
@@ -154,6 +161,43 @@ class Mosaic(Metric):
         return {
             "sources": float(np.mean(sources)),
             "patch_rms": float(np.median(np.concatenate(distances))),
+        }
+
+
+class PatchSchedule(Metric):
+    """The patch sizes a patch machine used, from high noise to low noise.
+
+    Source: Kamb & Ganguli, ICML 2025 (arXiv 2412.20292), abstract (one calibrated
+    time-dependent hyperparameter). That the calibrated scale shrinks as the noise falls is
+    what the authors' published calibrations show (project science notes, section 1), not
+    read in the paper.
+
+    Returns
+    -------
+    dict
+        ``high_noise`` / ``low_noise``: mean patch side (pixels) over the first / last half
+        of the steps; ``non_increasing``: 1 if the size never grows as t goes from 1 to 0,
+        else 0.
+
+    Raises
+    ------
+    Skip
+        For a method that uses no patches.
+    """
+
+    name = "patch-schedule"
+    task = "els-diffusion"
+    higher_is_better = None
+
+    def compute(self, data: DiffusionData, output: Samples) -> dict[str, float]:
+        sizes = output.patch_sizes.astype(float)
+        if sizes.size == 0:
+            raise Skip("the method uses no patches")
+        half = max(1, sizes.size // 2)
+        return {
+            "high_noise": float(sizes[:half].mean()),
+            "low_noise": float(sizes[-half:].mean()),
+            "non_increasing": float(np.all(np.diff(sizes) <= 0)),
         }
 
 

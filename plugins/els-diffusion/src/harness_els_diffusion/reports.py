@@ -16,6 +16,8 @@ _COLUMNS = [
     "nearest-image.copies",
     "mosaic.sources",
     "mosaic.patch_rms",
+    "patch-schedule.high_noise",
+    "patch-schedule.low_noise",
 ]
 
 
