@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from harness import Curve, Report
+
+if TYPE_CHECKING:  # pandas loads when a report is built, not at start-up
+    import pandas as pd
 
 __all__ = ["BoundaryOverTime"]
 
@@ -60,5 +63,7 @@ class BoundaryOverTime(Report):
             ax.set(title=dataset, xlabel="time t", ylabel="mean smallest action probability")
             ax.legend(fontsize=7)
         fig.tight_layout()
+        import pandas as pd
+
         table = pd.DataFrame(rows, columns=["dataset", "method", "seeds", "start", "final"])
         return {"boundary-over-time": fig, "boundary-start-final": table}
