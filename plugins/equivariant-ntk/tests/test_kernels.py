@@ -60,13 +60,32 @@ def test_cnn_ntk_is_invariant_under_joint_quarter_turns(digits):
         assert turned == pytest.approx(base, rel=1e-12)
 
 
-def test_gcnn_ntk_is_invariant_and_fails_with_a_group_element_missing(digits, monkeypatch):
+@pytest.mark.parametrize("mixing", [True, False])
+def test_gcnn_ntk_is_invariant_and_fails_with_a_group_element_missing(digits, monkeypatch, mixing):
     a, b = digits.x_train[:4], digits.points[:5]
-    base = _kernels.gcnn_ntk(a, b, depth=2)
-    assert _kernels.gcnn_ntk(a, _kernels.rotate(b, 1), depth=2) == pytest.approx(base, rel=1e-12)
+    base = _kernels.gcnn_ntk(a, b, 2, mixing=mixing)
+    turned = _kernels.gcnn_ntk(a, _kernels.rotate(b, 1), 2, mixing=mixing)
+    assert turned == pytest.approx(base, rel=1e-12)
     monkeypatch.setitem(_kernels.GROUPS, "c4", (0, 1, 2))  # one quarter turn left out
-    missing = _kernels.gcnn_ntk(a, _kernels.rotate(b, 1), depth=2)
-    assert missing != pytest.approx(_kernels.gcnn_ntk(a, b, depth=2), rel=1e-3)
+    missing = _kernels.gcnn_ntk(a, _kernels.rotate(b, 1), 2, mixing=mixing)
+    assert missing != pytest.approx(_kernels.gcnn_ntk(a, b, 2, mixing=mixing), rel=1e-3)
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3])
+def test_mixing_group_convolutions_give_the_orientation_wise_kernel(digits, depth):
+    a, b = digits.x_train[:5], digits.points[:6]
+    mixing = _kernels.gcnn_ntk(a, b, depth, mixing=True)
+    assert mixing == pytest.approx(_kernels.gcnn_ntk(a, b, depth, mixing=False), rel=1e-12)
+
+
+def test_group_convolution_operator_sums_over_the_group():
+    u = np.zeros((4, 4, 8, 8))
+    u[1, 2, 0, 0] = 9.0  # one entry at orientations (1, 2), corner pixel
+    out = _kernels._group_conv(u, (0, 1, 2, 3), pairs=True)
+    # (r, r') = (0, 1) reads (1, 2) with s = 1: the box average, turned back a quarter turn
+    expected = np.rot90(_kernels.box_average(u[1, 2][None])[0], k=-1) / 4
+    assert out[0, 1] == pytest.approx(expected)
+    assert out[1, 2] == pytest.approx(_kernels.box_average(u[1, 2][None])[0] / 4)
 
 
 def _identity_gap(data, group: str) -> float:

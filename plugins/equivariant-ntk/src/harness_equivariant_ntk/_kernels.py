@@ -9,18 +9,19 @@ images costs O(a b P depth) for P pixels.
 
 The GCNN over C_n (rotations by 360/n degrees; n in {2, 4} on the square pixel grid): a lifting
 layer (the 3x3 filter applied in each of the n orientations), ``depth - 1`` group convolutions
-that act on each orientation with that orientation's rotated filter, and group pooling over the
-orientations (the readout of the rotated positions, averaged over the group). Its lifted kernel
-is indexed by a pair of orientations (r, r'); read on positions aligned by the rotations it is
-the CNN kernel between the rotated inputs, and group pooling averages it over all n^2 pairs:
+and a readout pooled over the group. Its lifted kernel is indexed by a pair of orientations
+(r, r'); read on positions aligned by the rotations (r q and r' q) it closes under the layers
+(:func:`_lifted_ntk`). A group convolution that sums over the whole group (the regular
+representation) averages |G| terms that joint-rotation invariance makes equal, so its NTK is
+the one of orientation-wise convolutions, which is the CNN kernel between rotated inputs
+averaged over all n^2 pairs (tests/test_kernels.py pins the agreement to 1e-12):
 
     Theta_GC(x, x') = (1 / n^2) sum_{r, r'} Theta_CNN(R_r x, R_r' x').
 
 Source: the ReLU arc-cosine expectations (Cho & Saul, NeurIPS 2009) and the NTK recursion
 (Jacot et al., NeurIPS 2018; Arora et al., NeurIPS 2019). The GCNN layers are a
-reconstruction (not read in the paper, arXiv 2406.06504, whose recursions for lifting, group
-convolution and group pooling could not be read): this is the GCNN whose ensemble-mean
-training dynamics equal the C_n-augmented CNN's (see :func:`mean_predictions`).
+reconstruction from the layers' definitions (not read in the paper, arXiv 2406.06504, whose
+recursions for lifting, group convolution and group pooling could not be read).
 """
 
 from __future__ import annotations
@@ -151,15 +152,86 @@ def mlp_ntk(a: np.ndarray, b: np.ndarray, depth: int) -> np.ndarray:
     return theta
 
 
-def gcnn_ntk(a: np.ndarray, b: np.ndarray, depth: int, group: str = "c4") -> np.ndarray:
+def gcnn_ntk(
+    a: np.ndarray, b: np.ndarray, depth: int, group: str = "c4", mixing: bool = True
+) -> np.ndarray:
     """The infinite-width NTK of the group-pooled GCNN over ``group``, float64 (n_a, n_b).
 
-    The lifted kernel over every pair of orientations (r, r'), shape (|G| n_a, |G| n_b), group-
-    pooled: averaged over both orientation indices.
+    With ``mixing`` False the group convolutions act on each orientation alone, and the lifted
+    kernel on aligned positions is the CNN kernel between rotated inputs: it is computed so,
+    over all |G|^2 orientation pairs, and group pooling averages it. With ``mixing`` True each
+    group convolution sums over the whole group (the regular-representation group convolution
+    of Cohen & Welling, ICML 2016): :func:`_lifted_ntk`.
     """
+    if mixing:
+        return _lifted_ntk(a, b, depth, group)
     size = len(GROUPS[group])
     lifted = cnn_ntk(_flat(orbit(a, group)), _flat(orbit(b, group)), depth)
     return lifted.reshape(size, len(a), size, len(b)).mean(axis=(0, 2))
+
+
+def _group_conv(u: np.ndarray, turns: tuple[int, ...], pairs: bool) -> np.ndarray:
+    """The NNGP operator of a mixing group convolution on the aligned lifted kernel.
+
+    For ``pairs``, ``u`` has shape (..., |G|, |G|, h, w) and the result is
+    out[r, r'] = (1/|G|) sum_s R_s^-1 A[u[r s, r' s]] (A the 3x3 box average, R_s^-1 the
+    spatial map turned back by s); otherwise ``u`` is (..., |G|, h, w), one orientation index.
+    """
+    box = box_average(u)
+    out = np.zeros_like(u)
+    for shift, quarter in enumerate(turns):
+        moved = np.roll(box, -shift, axis=-3 if not pairs else -4)
+        if pairs:
+            moved = np.roll(moved, -shift, axis=-3)
+        out += np.rot90(moved, k=-quarter, axes=(-2, -1))
+    return out / len(turns)
+
+
+def _lifted_block(
+    a: np.ndarray, b: np.ndarray, va: list, vb: list, depth: int, turns
+) -> np.ndarray:
+    """The mixing GCNN's Theta between ``a`` (m, h, w) and ``b`` (k, h, w)."""
+    ra = np.stack([rotate(a, k) for k in turns], axis=1)  # (m, |G|, h, w): the lifting
+    rb = np.stack([rotate(b, k) for k in turns], axis=1)
+    sigma = box_average(ra[:, None, :, None] * rb[None, :, None, :])  # (m, k, |G|, |G|, h, w)
+    theta = sigma
+    for layer in range(depth):
+        norm = np.sqrt(va[layer][:, None, :, None] * vb[layer][None, :, None, :])
+        value, slope = arccos_relu(sigma, norm)
+        if layer + 1 == depth:  # rotated dense readout, pooled over both orientations
+            return (value + slope * theta).mean(axis=(-4, -3, -2, -1))
+        sigma = _group_conv(value, turns, pairs=True)
+        theta = _group_conv(value + slope * theta, turns, pairs=True)
+    raise AssertionError("unreachable")
+
+
+def _lifted_ntk(a: np.ndarray, b: np.ndarray, depth: int, group: str) -> np.ndarray:
+    """The GCNN-NTK with mixing group convolutions, computed on the aligned lifted kernel.
+
+    The lifted kernel K(r, R_r q; r', R_r' q) of orientations r, r' at positions aligned by
+    their rotations, shape (n_a, n_b, |G|, |G|, h, w), through the lifting layer (the input
+    under each rotation), ReLU, :func:`_group_conv` per layer, and the group-pooled readout.
+    Reconstruction (not read in the paper): the recursion follows from the layer definitions.
+    """
+    turns = GROUPS[group]
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    va, vb = _lifted_variances(a, depth, turns), _lifted_variances(b, depth, turns)
+    size = len(turns) ** 2 * a.shape[-1] * a.shape[-2]
+    rows = max(1, _CHUNK // (b.shape[0] * size))
+    out = np.empty((a.shape[0], b.shape[0]))
+    for start in range(0, a.shape[0], rows):
+        part = slice(start, start + rows)
+        out[part] = _lifted_block(a[part], b, [v[part] for v in va], vb, depth, turns)
+    return out
+
+
+def _lifted_variances(images: np.ndarray, depth: int, turns) -> list[np.ndarray]:
+    """Var of every layer's lifted pre-activation, shape (n, |G|, h, w) per layer."""
+    lifted = np.stack([rotate(images, k) for k in turns], axis=1)
+    out = [box_average(lifted**2)]
+    for _ in range(depth - 1):
+        out.append(_group_conv(out[-1], turns, pairs=False))
+    return out
 
 
 def _flat(stack: np.ndarray) -> np.ndarray:

@@ -30,6 +30,7 @@ SEEDS = 5
 DIGITS = {"n_train": 40, "n_test": 400, "n_off": 20}
 SMALL = {"n_train": 10, "n_test": 50, "n_off": 10}
 WIDTHS = [64, 128, 256, 512]
+GCNN = {"group": "c4", "depth": 2, "mixing": True}
 ENSEMBLE = {"members": 4, "steps": 10, "lr": 1.0, "width": WIDTHS}
 SHIFTED = UseMetric(
     "gcnn-gap.shifted",
@@ -42,10 +43,11 @@ class AugmentedCnnEqualsGcnn(Claim):
 
     Source: the abstract ("we prove that they share the same expected prediction over
     initializations at all training times and even off the data manifold"); the theorem
-    itself and its architecture pair were not read. The pair here (a CNN trained on every
-    quarter turn of every digit; a GCNN with a lifting layer, orientation-wise group
-    convolutions and group pooling, trained on the upright digits) is a reconstruction for
-    which the identity follows from the CNN kernel's invariance under joint rotations.
+    itself and its architecture pair were not read. The pair here is a reconstruction: a CNN
+    trained on every quarter turn of every digit, and a GCNN (lifting layer, group
+    convolutions over the whole group, group-pooled readout) trained on the upright digits,
+    whose kernel the metric computes through its own lifted recursion; the identity follows
+    from the CNN kernel's invariance under joint rotations.
 
     Tolerance from float64: an entry computed twice in a different summation order differs by
     about eps = 2.2e-16; the arc-cosine amplifies that to sqrt(2 eps) / pi = 6.7e-9 at
@@ -138,14 +140,14 @@ class EquivariantKernelBeatsPlain(Claim):
         "(reconstruction: the paper's data are histology images and QM9)."
     )
     requires = (
-        Cells("rotated-digits", ("gcnn-ntk",), DIGITS, {"group": "c4", "depth": 2}, SEEDS),
+        Cells("rotated-digits", ("gcnn-ntk",), DIGITS, GCNN, SEEDS),
         Cells("rotated-digits", ("cnn-ntk",), DIGITS, {"augment": "none", "depth": 2}, SEEDS),
     )
     metric = "test-accuracy.all"
     unit = "seed"
     kind = PairedGain(baseline=Select("cnn-ntk", method_params={"augment": "none", "depth": 2}))
     hypothesis = Greater(0.15)
-    subject = Select("gcnn-ntk", method_params={"group": "c4", "depth": 2})
+    subject = Select("gcnn-ntk", method_params=GCNN)
     rivals = (
         Rival("mlp-ntk", {"depth": 2}, why="a kernel blind to pixel positions"),
         Rival("cnn-ntk", {"augment": "c2", "depth": 2}, why="invariance to half turns only"),

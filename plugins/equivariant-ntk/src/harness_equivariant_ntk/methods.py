@@ -89,6 +89,10 @@ class GcnnNtk(Method):
         Lifting + group-convolution layers (1 to 4).
     group : {"c2", "c4"}, default="c4"
         The rotation group of the lifting and pooling.
+    mixing : bool, default=True
+        Group convolutions that sum over the whole group (the lifted recursion), or that act
+        on each orientation alone (computed through the CNN kernel of rotated inputs); the
+        two give the same kernel.
 
     Returns
     -------
@@ -103,10 +107,11 @@ class GcnnNtk(Method):
     class Params:
         depth: Depth = 2
         group: Literal["c2", "c4"] = "c4"
+        mixing: bool = True
 
     def run(self, data: RotatedImages, params: Params, seed: int) -> MeanPredictions:
         def kernel(a: np.ndarray, b: np.ndarray, depth: int) -> np.ndarray:
-            return _kernels.gcnn_ntk(a, b, depth, params.group)
+            return _kernels.gcnn_ntk(a, b, depth, params.group, params.mixing)
 
         return kernel_predictions(kernel, data.x_train, data.targets, data, params.depth)
 

@@ -19,6 +19,9 @@ _REFERENCES: dict[tuple, np.ndarray] = {}  # the last few references of this pro
 def gcnn_reference(data: RotatedImages, output: MeanPredictions) -> np.ndarray:
     """The C_4 GCNN-NTK mean prediction matching ``output``'s depth, times and step size.
 
+    The GCNN with group convolutions over the whole group, through its own lifted recursion
+    (:func:`_kernels.gcnn_ntk` with ``mixing``), trained on the upright digits only.
+
     Returns
     -------
     ndarray of float64, shape (len(output.times), n_test + n_off, classes)
@@ -31,8 +34,8 @@ def gcnn_reference(data: RotatedImages, output: MeanPredictions) -> np.ndarray:
     )
     if key not in _REFERENCES:
         with limit_threads(1):
-            gram = _kernels.gcnn_ntk(data.x_train, data.x_train, output.depth)
-            cross = _kernels.gcnn_ntk(data.points, data.x_train, output.depth)
+            gram = _kernels.gcnn_ntk(data.x_train, data.x_train, output.depth, mixing=True)
+            cross = _kernels.gcnn_ntk(data.points, data.x_train, output.depth, mixing=True)
             mean = _kernels.mean_predictions(cross, gram, data.targets, output.times, output.lr)
         if len(_REFERENCES) >= 4:
             _REFERENCES.pop(next(iter(_REFERENCES)))
