@@ -71,6 +71,6 @@ def harness_reports() -> list[type]:
 
 @hookimpl
 def harness_claims() -> list[type]:
-    """The paper's experiment (error against epsilon), its bound against the measured loss,
-    WFL against naive per weak kind, and joint WFL's edge split into soft inputs and the rest."""
-    return claims.all_claims()
+    """The paper's experiment (error against epsilon) and its bound against the measured loss;
+    exploratory: WFL against naive, and joint WFL's edge against soft sequential WFL."""
+    return list(claims.CLAIMS)
