@@ -34,6 +34,18 @@ def test_readme_claim_table_is_the_committed_evidence(verdicts):
     assert table.strip() == verdicts_markdown(list(verdicts.values())).strip()
 
 
+def test_the_scaling_evidence_reproduces_the_hardness_claim_across_d():
+    # suites/paper/gmm-testing-scaling.yaml at d = 4, 6, 8, tabled in results/README.md.
+    frame = pd.read_parquet(PLUGIN / "results" / "gmm-testing-scaling.parquet")
+    assert sorted(pd.to_numeric(frame["dataset.d"]).unique()) == [4, 6, 8]
+    asked = [claims.LowDegreeTestsStayAtLevel, claims.HermitePowerAtClosedForm]
+    found = evaluate_claims(asked, frame, claims.CLAIMS)
+    readme = (PLUGIN / "results" / "README.md").read_text()
+    table = readme.split("<!-- scaling-claims:begin -->\n")[1].split("<!-- scaling-claims:end")[0]
+    assert table.strip() == verdicts_markdown(found).strip()
+    assert found[0].status == Status.REPRODUCED
+
+
 def test_the_paper_claim_is_reproduced_and_the_others_are_exploratory(verdicts):
     assert [c.name for c in PAPER_CLAIMS] == ["low-degree-tests-stay-at-level"]
     assert verdicts["low-degree-tests-stay-at-level"].status == Status.REPRODUCED

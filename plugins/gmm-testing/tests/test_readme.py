@@ -16,6 +16,7 @@ PLUGIN = pathlib.Path(__file__).resolve().parents[1]
 RESULTS = PLUGIN / "results"
 MAIN = ("gmm-testing.parquet",)
 RATE = ("gmm-testing-rate.parquet",)
+SCALING = ("gmm-testing-scaling.parquet",)
 RATIO = ("gmm-testing-rate.parquet", "gmm-testing-hz-n90.parquet")
 ALL = ("gmm-testing.parquet", "gmm-testing-hz.parquet", "gmm-testing-hz-large.parquet", *RATIO)
 
@@ -24,7 +25,7 @@ def frame(names: tuple[str, ...]) -> pd.DataFrame:
     return pd.concat([pd.read_parquet(RESULTS / name) for name in names], ignore_index=True)
 
 
-IN_RESULTS_README = {"results", "levels", "rate", "hz-ratios", "hz-model-check"}  # evidence
+IN_RESULTS_README = {"results", "scaling", "levels", "rate", "hz-ratios", "hz-model-check"}
 
 
 def readme_path(name: str) -> pathlib.Path:
@@ -38,6 +39,7 @@ def block(name: str) -> str:
 
 TABLES = {
     "results": lambda f: readme.results_markdown(f(MAIN)),
+    "scaling": lambda f: readme.results_markdown(f(SCALING)),
     "rate": lambda f: readme.rate_markdown(f(RATE)),
     "hz-ratios": lambda f: readme.ratio_markdown(
         comparison.measured_ratios(f(RATIO)), comparison.model_ratios()

@@ -1,7 +1,7 @@
 """Henze-Zirkler against the Hermite test: n_0.9 ratios measured from stored runs, the same
-ratios from the power models of :mod:`harness_gmm_testing.power_model`, and the check of
+ratios from the power models of :mod:`harness_gmm_testing._power_model`, and the check of
 those models against every measured power (rendered for the README by
-:mod:`harness_gmm_testing.readme`).
+:mod:`harness_gmm_testing._readme`).
 
 Source: Henze and Zirkler (1990) for HZ; docs/papers/gmm-testing.md §3.2 and §5 for the
 Hermite test and n_0.9; the comparison itself is this benchmark's (the paper has no HZ).

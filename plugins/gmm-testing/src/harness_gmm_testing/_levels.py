@@ -1,5 +1,5 @@
 """Type-I error of every stored cell against its binomial band, at the (n, d) where the
-suites ran (rendered for the README by :mod:`harness_gmm_testing.readme`).
+suites ran (rendered for the README by :mod:`harness_gmm_testing._readme`).
 
 A Monte Carlo test with R null draws has, given those draws, level L ~ Beta(j, R + 1 - j),
 j = floor(alpha (R + 1)), of variance about alpha (1 - alpha) / R; over T null trials its

@@ -1,5 +1,5 @@
 """Power models of the Henze-Zirkler and Hermite tests on parallel pancakes (a model, not a
-measurement: :func:`harness_gmm_testing.comparison.model_check` sets it against every
+measurement: :func:`harness_gmm_testing._comparison.model_check` sets it against every
 measured power).
 
 Henze-Zirkler (exact-MMD model). HZ = n V_n, V_n the V-statistic of the squared MMD between
