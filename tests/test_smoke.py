@@ -22,6 +22,7 @@ TASKS = {
     "icl-gmm",
     "ftrl-shocks",
     "lsmooth-gd",
+    "equivariant-ntk",
 }
 
 
