@@ -36,7 +36,7 @@ def harness_methods() -> list[type]:
 def harness_metrics() -> list[type]:
     """Accuracy, exact unfairness, and the risks of the meta-theorem (synthetic data)."""
     return [metrics.MSE, metrics.RMSE, metrics.KSUnfairness, metrics.W2Unfairness,
-            metrics.SPDisparity, metrics.FairRisk, metrics.RegressionRisk,
+            metrics.SPDisparity, metrics.CostToBase, metrics.FairRisk, metrics.RegressionRisk,
             metrics.ExcessRisk, metrics.TransportRisk]  # fmt: skip
 
 

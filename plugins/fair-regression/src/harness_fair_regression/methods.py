@@ -352,8 +352,8 @@ class Unconstrained(Method):
     """The base regressor with the sensitive attribute as a feature; no fairness constraint.
 
     Source: scikit-learn estimators (Ridge, Nystroem kernel ridge, RandomForestRegressor,
-    HistGradientBoostingRegressor, KNeighborsRegressor); the "unfair" baseline of Chzhen et
-    al., NeurIPS 2020, Table 1.
+    HistGradientBoostingRegressor, KNeighborsRegressor); the "unfair" baseline that every
+    post-processing starts from.
 
     Parameters
     ----------

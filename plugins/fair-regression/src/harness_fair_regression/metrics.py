@@ -12,6 +12,7 @@ from harness_fair_regression.data import FairRegressionData, RegressionOutput, c
 __all__ = [
     "MSE",
     "RMSE",
+    "CostToBase",
     "ExcessRisk",
     "FairRisk",
     "KSUnfairness",
@@ -151,7 +152,7 @@ class MSE(Metric):
 class RMSE(Metric):
     """Root mean squared error of the test predictions.
 
-    Source: Chzhen et al., NeurIPS 2020, Table 1 (RMSE column).
+    Source: the square root of ``mse``.
 
     Returns
     -------
@@ -224,6 +225,46 @@ class W2Unfairness(Metric):
         """U = sum_s p_s W_2^2(Law(pred | S=s), barycenter), with p_s test frequencies."""
         _need_two_groups(self.name, data)
         return w2_unfairness(output.y_pred, data.s_test)
+
+
+class CostToBase(Metric):
+    """How far a post-processing moved the base, in units of the base's unfairness U(f).
+
+    E(g(X, S) - f(X, S))^2 / U(f) on the test split, where f is the base regressor's
+    predictions (``base_pred``) and U(f) their barycenter variance (``w2_unfairness``). The
+    L2 projection of f onto DP-fair predictors is the frequency-weighted barycenter map,
+    and its squared distance to f is exactly U(f): a ratio of 1, whatever f is and without
+    y (our derivation: the one-dimensional monotone map to the barycenter).
+
+    Source: Chzhen et al., NeurIPS 2020, abstract (the fair optimum's law is the barycenter
+    of the groups' laws of f; the theorem's text was not read).
+
+    Returns
+    -------
+    float
+        >= 0, unitless: 1 for the projection, (1 - t)^2 for a mix t f + (1 - t) g of the
+        base and the projection, more than 1 for a fair predictor that is not the
+        projection (uniform barycenter weights); 0 for the base itself.
+
+    Raises
+    ------
+    Skip
+        If the method gives no base predictions, or U(f) is 0 (nothing to move).
+    """
+
+    name = "cost-to-base"
+    task = TASK
+    higher_is_better = False
+
+    def compute(self, data: FairRegressionData, output: RegressionOutput) -> float:
+        """mean (y_pred - base_pred)^2 over the test rows, over U(base_pred)."""
+        _need_two_groups(self.name, data)
+        if output.base_pred is None:
+            raise Skip(f"cost-to-base needs the base predictions; '{data.name}' run gave none")
+        unfair = w2_unfairness(output.base_pred, data.s_test)
+        if unfair <= 0:
+            raise Skip("cost-to-base needs a base whose groups differ (U(f) = 0)")
+        return _mse(output.y_pred, output.base_pred) / unfair
 
 
 class SPDisparity(Metric):

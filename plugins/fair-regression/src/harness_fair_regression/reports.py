@@ -151,8 +151,8 @@ def _bottom(fig: Any, legend_rows: int) -> float:
 class RiskUnfairness(Report):
     """Risk against unfairness: one point per (method, regressor), mean over seeds.
 
-    Source: Chzhen et al., NeurIPS 2020, Table 1 layout (RMSE vs KS per method) drawn as
-    the risk-fairness plane of Chzhen & Schreuder, Ann. Statist. 2022, Figure 1.
+    Source: the risk-fairness plane (risk against a DP unfairness, one point per method);
+    no paper's table or figure was read for its layout.
 
     Parameters
     ----------
