@@ -38,7 +38,7 @@ def images() -> np.ndarray:
 
 def test_training_is_seeded_and_lowers_the_loss(images, monkeypatch, tmp_path):
     monkeypatch.setenv("HARNESS_CACHE_DIR", str(tmp_path))
-    args = (images, 8, 1, 60, 32, 3e-3)
+    args = (images, 8, 1, 40, 32, 3e-3)
     first = _diffusion.train_denoiser(*args, seed=5)
     again = _diffusion.train_denoiser(*args, seed=5)
     other = _diffusion.train_denoiser(*args, seed=6)

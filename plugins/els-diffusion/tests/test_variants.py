@@ -10,7 +10,7 @@ from harness_els_diffusion.metrics import pearson_r2
 @pytest.fixture(scope="module")
 def data(tmp_path_factory):
     dataset = datasets.Digits()
-    params = dataset.Params(n_train=120, n_eval=8, n_calibration=3, steps=8, train_steps=200)
+    params = dataset.Params(n_train=100, n_eval=8, n_calibration=3, steps=8, train_steps=150)
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("HARNESS_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
         return dataset.load(params, 1000)
