@@ -64,7 +64,7 @@ $(BENCHOPT_VENV)/.installed:
 bench: install $(BENCHOPT_VENV)/.installed  ## the speed tables (issues 20 and 31: per-cell, start-up, reports, against benchopt, cost as work grows; margin-qml simulator vs PennyLane), every goal checked (about 8 min; quiet machine)
 	$(BIN)/pytest -q benchmarks --benchmark-enable -p no:randomly -s; a=$$?; \
 	$(BIN)/pytest -q plugins/margin-qml/benchmarks plugins/margin-qml/tests/test_batched.py::test_retained_heap_stops_the_page_faults_of_a_training_step --benchmark-enable -p no:randomly -s; b=$$?; \
-	$(BIN)/pytest -q plugins/ftrl-shocks/benchmarks plugins/equivariant-ntk/benchmarks --benchmark-enable -p no:randomly -s; c=$$?; \
+	$(BIN)/pytest -q plugins/ftrl-shocks/benchmarks plugins/equivariant-ntk/benchmarks plugins/els-diffusion/benchmarks --benchmark-enable -p no:randomly -s; c=$$?; \
 	test $$a -eq 0 -a $$b -eq 0 -a $$c -eq 0
 
 ui: install

@@ -23,6 +23,7 @@ TASKS = {
     "ftrl-shocks",
     "lsmooth-gd",
     "equivariant-ntk",
+    "els-diffusion",
 }
 
 
