@@ -22,10 +22,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import pandas as pd
-
-from harness import Cells, Claim, Greater, Rival, Select, Source
+from harness import Cells, Claim, Greater, LazyModule, Rival, Select, Source
 from harness.claims import BinomialSample, Rate, Statistic, Swap, UseMetric, paired, unit_values
+
+pd = LazyModule("pandas")  # loaded when claims are evaluated, not at start-up
 
 __all__ = [
     "CLAIMS",

@@ -6,9 +6,10 @@ from typing import Annotated, ClassVar
 import numpy as np
 from pydantic import Field
 
-from harness import Dataset, limit_threads
-from harness_els_diffusion import _diffusion
+from harness import Dataset, LazyModule, limit_threads
 from harness_els_diffusion.data import DiffusionData
+
+_diffusion = LazyModule("harness_els_diffusion._diffusion")  # torch loads when a cell runs
 
 __all__ = ["Digits"]
 

@@ -8,9 +8,10 @@ from typing import Annotated
 import numpy as np
 from pydantic import Field
 
-from harness import Method, limit_threads
-from harness_els_diffusion import _machines
+from harness import LazyModule, Method, limit_threads
 from harness_els_diffusion.data import DiffusionData, Samples
+
+_machines = LazyModule("harness_els_diffusion._machines")  # torch loads when a cell runs
 
 __all__ = [
     "ELSMachine",
@@ -24,7 +25,7 @@ __all__ = [
 _NO_PATCHES = np.zeros(0, dtype=np.int64)
 
 
-def _sample(data: DiffusionData, denoise: _machines.Denoiser) -> np.ndarray:
+def _sample(data: DiffusionData, denoise: "_machines.Denoiser") -> np.ndarray:
     with limit_threads(1, torch=True):
         return _machines.run_sampler(denoise, data.eval_noise, data.steps)
 
