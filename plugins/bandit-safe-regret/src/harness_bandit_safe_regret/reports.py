@@ -13,15 +13,37 @@ from collections.abc import Mapping
 import numpy as np
 
 from harness import Curve, LazyModule, Report
-from harness_bandit_safe_regret.claims import slope_of_means
 
 pd = LazyModule("pandas")
 stats = LazyModule("scipy.stats")
 
-__all__ = ["RegretCurves", "RegretVsHorizon", "mean_ci"]
+__all__ = ["RegretCurves", "RegretVsHorizon", "grid_markdown", "mean_ci", "slope_of_means",
+           "tails_markdown"]  # fmt: skip
 
 TASK = "bandit-safe-regret"
 METRIC = "regret-vs-comparator"
+RESAMPLES = 2000
+
+
+def slope_of_means(levels, values, seed: int = 0) -> tuple[float, np.ndarray]:
+    """OLS slope of log(mean of ``values[i]``) on log(``levels[i]``), and its bootstrap
+    replicates (:data:`RESAMPLES`) with each level's values (one per seed) resampled within
+    the level.
+
+    :raises ValueError: a non-positive mean.
+    """
+    x = np.log(np.asarray(levels, dtype=float))
+    x = x - x.mean()
+    means = np.asarray([v.mean() for v in values])
+    if np.any(means <= 0):
+        raise ValueError("a log-log slope needs a positive mean at every T")
+    slope = float(x @ np.log(means) / (x @ x))
+    rng = np.random.default_rng(seed)
+    boot_means = np.stack(
+        [v[rng.integers(0, v.size, (RESAMPLES, v.size))].mean(axis=1) for v in values], axis=1
+    )  # (RESAMPLES, n_levels)
+    positive = np.all(boot_means > 0, axis=1)
+    return slope, np.log(boot_means[positive]) @ x / (x @ x)
 
 
 def _pyplot():
@@ -188,7 +210,7 @@ class RegretVsHorizon(Report):
         ``exponents``: DataFrame of the log-log slope b of regret ~ a T^b per (dataset,
         opponent, method) and regret, fitted by least squares on the log of the *per-T
         mean* regret against log T, with a 95% seed-bootstrap interval (seeds resampled
-        within each T; :func:`harness_bandit_safe_regret.claims.slope_of_means`); "n/a"
+        within each T; :func:`slope_of_means`); "n/a"
         where a mean regret is <= 0 (no power law) or fewer than two horizons exist.
         ``summary``: every metric's mean and CI per (dataset, opponent, T, method).
         ``regret-vs-horizon-plot`` and ``regret-vs-best-plot``: game x opponent grids of the
@@ -378,3 +400,67 @@ class RegretVsHorizon(Report):
         )
         fig.tight_layout(rect=(0, (0.3 + 0.22 * legend_rows) / fig.get_figheight(), 1, 1))
         return fig
+
+
+OPPONENT_ORDER = ("minimax", "fixed", "random-fixed", "best-response", "fictitious-play",
+                  "no-regret", "bait-and-switch")  # fmt: skip
+
+
+def _cells(results: pd.DataFrame):
+    """``((game, method label, opponent, T), rows)`` of the ok rows, in the README's order."""
+    frame = _ok(results)
+    if frame.empty:
+        return []
+    order = {o: i for i, o in enumerate(OPPONENT_ORDER)}
+    keys = frame.groupby(["dataset", "label", "dataset.opponent", "T"]).groups
+    ranked = sorted(keys, key=lambda k: (k[0] != "rock-paper-scissors", k[0], k[1],
+                                         order.get(k[2], 99), k[3]))  # fmt: skip
+    return [(key, frame.loc[keys[key]]) for key in ranked]
+
+
+def tails_markdown(results: pd.DataFrame) -> str:
+    """Per (game, method, opponent, T): seeds, Reg(mu_c) mean [95% t CI], its p95 and maximum
+    over seeds, the largest running maximum max_t Reg_t(mu_c), and the mean Reg(best); payoff
+    units. A Markdown table."""
+    lines = ["| game | method | opponent | T | seeds | Reg(μc) mean [95% CI] | p95 | max"
+             " | running max | Reg(best) mean |", "|" + " --- |" * 10]  # fmt: skip
+    for (game, label, opponent, T), rows in _cells(results):
+        reg = rows.groupby("seed")[METRIC].mean().to_numpy()
+        peak = rows.groupby("seed")["regret-vs-comparator-peak"].mean().to_numpy()
+        best = rows.groupby("seed")["regret-vs-best"].mean().to_numpy()
+        mean, half = mean_ci(reg)
+        lines.append(
+            f"| {game} | {label} | {opponent} | {T:,} | {reg.size}"
+            f" | {_n(mean)} [{_n(mean - half)}, {_n(mean + half)}] | {_n(np.quantile(reg, 0.95))}"
+            f" | {_n(reg.max())} | {_n(peak.max())} | {_n(best.mean())} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def grid_markdown(results: pd.DataFrame) -> str:
+    """The opponents x horizons grid of ``results``: per game and T, the seeds of each method
+    (``12 / 12 / 12``, methods in the header's order); ``-`` where there are none."""
+    frame = _ok(results)
+    columns = sorted({(g, T) for g, T in zip(frame["dataset"], frame["T"], strict=True)},
+                     key=lambda c: (c[0] != "rock-paper-scissors", c[0], c[1]))  # fmt: skip
+    methods = {g: sorted(frame.loc[frame["dataset"].eq(g), "label"].unique()) for g, _ in columns}
+    header = [f"{g}, T = {T:,}" for g, T in columns]
+    lines = ["| opponent | " + " | ".join(header) + " |", "|" + " --- |" * (len(header) + 1)]
+    seeds = frame.groupby(["dataset", "T", "dataset.opponent", "label"])["seed"].nunique()
+    for opponent in [o for o in OPPONENT_ORDER if o in set(frame["dataset.opponent"])]:
+        row = []
+        for g, T in columns:
+            n = [seeds.get((g, T, opponent, m), 0) for m in methods[g]]
+            row.append(" / ".join(map(str, n)) if any(n) else "-")
+        lines.append(f"| {opponent} | " + " | ".join(row) + " |")
+    legend = "; ".join(f"{g}: {' / '.join(m)}" for g, m in methods.items())
+    return "\n".join(lines) + f"\n\nSeeds per method ({legend}).\n"
+
+
+def _n(x: float) -> str:
+    """Three significant digits, thousands separated."""
+    if not np.isfinite(x):
+        return "nan"
+    if abs(x) < 1e-9:
+        return "0"
+    return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.3g}"
