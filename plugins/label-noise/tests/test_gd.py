@@ -46,6 +46,16 @@ def test_coefficients_reconstruct_the_filters_and_give_gamma_and_rho(small):
     assert rebuilt == pytest.approx(moved, abs=1e-4)
 
 
+def test_linear_coefficients_reconstruct_its_weights_as_one_filter_per_sign(small):
+    history = train(small.x_train, small.y_train, np.ones(40), small.x_val, small.x_test,
+                    model="linear", width=1, init_scale=0.01, learning_rate=0.2, steps=20,
+                    record=record_steps(20, 5), seed=1)  # fmt: skip
+    c = history.coefficients[-1]  # (2, 1, n, p)
+    assert c[1] == pytest.approx(-c[0])
+    moved = np.einsum("ip,ipd->pd", c[0, 0], small.x_train).ravel()
+    assert history.final - history.initial == pytest.approx(moved, abs=1e-4)
+
+
 def test_sample_weights_of_zero_leave_samples_out_of_the_loss(small):
     weights = np.ones(40)
     weights[:10] = 0

@@ -36,6 +36,7 @@ def test_random_selection_keeps_as_many_samples(small):
     assert not np.array_equal(control.trained_on, chosen.trained_on)
 
 
-def test_linear_model_has_no_coefficients(small):
+def test_linear_model_gives_its_coefficients_as_one_filter_per_sign(small):
     out = methods.LinearLogistic().run(small, methods.LinearLogistic.Params(steps=10), 0)
-    assert out.coefficients is None and out.train_scores.shape == (11, 40)
+    assert out.coefficients.shape == (out.steps.size, 2, 1, 40, 2)
+    assert out.train_scores.shape == (11, 40)

@@ -34,7 +34,8 @@ def harness_metrics():
         metrics.NoiseCoefficientNoisy,
         metrics.NoiseCoefficientClean,
         metrics.TestSummary,
-        metrics.Stages,
+        metrics.StageOne,
+        metrics.StageTwo,
         metrics.CoefficientOrder,
         metrics.Selection,
     ]

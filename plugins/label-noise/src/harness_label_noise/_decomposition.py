@@ -12,7 +12,24 @@ import numpy as np
 
 from harness_label_noise.data import NoisyLabelData, TrainingOutput
 
-__all__ = ["coefficient_curves", "fit_curves", "signal_noise_coefficients", "stage_one_end"]
+__all__ = [
+    "T1_LOSS",
+    "T2_LOSS",
+    "coefficient_curves",
+    "fit_curves",
+    "loss_curves",
+    "signal_noise_coefficients",
+    "stage_times",
+]
+
+T1_LOSS = 0.3
+"""Stage I ends when the mean logistic loss of the clean samples falls to this (an average
+margin of about 1: the clean samples fitted on the output's own scale, not by a first step's
+sign)."""
+
+T2_LOSS = 0.1
+"""Stage II is read when the training loss (every sample) falls to this: training has
+converged, the flipped samples' losses included."""
 
 
 def signal_noise_coefficients(
@@ -53,7 +70,21 @@ def fit_curves(data: NoisyLabelData, output: TrainingOutput) -> tuple[np.ndarray
     return correct[:, ~data.noisy].mean(axis=1), correct[:, data.noisy].mean(axis=1)
 
 
-def stage_one_end(clean_fit: np.ndarray) -> int:
-    """T_1: the first iteration at which every clean sample is fitted, or else the first
-    iteration of the highest clean fit."""
-    return int(np.argmax(clean_fit >= 1.0) if np.any(clean_fit >= 1.0) else np.argmax(clean_fit))
+def loss_curves(data: NoisyLabelData, output: TrainingOutput) -> tuple[np.ndarray, np.ndarray]:
+    """The mean logistic loss ``log(1 + exp(-y~ f))`` (observed labels) of the clean and of
+    all samples trained on (``output.trained_on``) at every iteration, shapes (steps + 1,)
+    each."""
+    loss = np.logaddexp(0.0, -data.y_train[None, :] * output.train_scores)
+    kept = output.trained_on
+    return loss[:, kept & ~data.noisy].mean(axis=1), loss[:, kept].mean(axis=1)
+
+
+def stage_times(data: NoisyLabelData, output: TrainingOutput) -> tuple[int | None, int | None]:
+    """``(T_1, T_2)``: the first iterations at which the clean samples' mean loss is at most
+    :data:`T1_LOSS` and the training loss at most :data:`T2_LOSS` (None if never)."""
+    clean, every = loss_curves(data, output)
+    return _first(clean <= T1_LOSS), _first(every <= T2_LOSS)
+
+
+def _first(reached: np.ndarray) -> int | None:
+    return int(np.argmax(reached)) if reached.any() else None

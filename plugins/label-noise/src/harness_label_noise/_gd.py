@@ -1,13 +1,17 @@
 """Full-batch gradient descent on the logistic loss, vectorised in torch.
 
-Two models share one loop: the paper's two-layer ReLU CNN with a fixed second layer
-(``f(W, x) = F_{+1} - F_{-1}``, ``F_j = (1/m) sum_r sum_p ReLU(<w_{j,r}, x_p>)``) and a linear
-classifier on the flattened patches. Each step is one forward pass over the training set
-(giving every sample's margin, hence the per-step training accuracies for free), the
-hand-written gradient, and the update. The CNN also accumulates the exact coefficient of every
-training patch in every filter, ``w_{j,r}(t) = w_{j,r}(0) + sum_{i,p} c_{j,r,i,p}(t) x_{i,p}``,
-from which the paper's signal and noise coefficients are read (eq. of the signal-noise
-decomposition, Han et al. 2025, Section 3).
+Two models share one loop: the paper's two-layer ReLU CNN with a fixed second layer (``f(W, x)
+= F_{+1} - F_{-1}``, ``F_j = (1/m) sum_r sum_p ReLU(<w_{j,r}, x_p>)``) and a linear classifier
+on the flattened patches, ``f(x) = <v, vec(x)>``. Each step is one forward pass over the
+training set (giving every sample's margin, hence the per-step training accuracies for free),
+the hand-written gradient, and the update. The CNN also accumulates the exact coefficient of
+every training patch in every filter, ``w_{j,r}(t) = w_{j,r}(0) + sum_{i,p} c_{j,r,i,p}(t)
+x_{i,p}``, from which the paper's signal and noise coefficients are read (eq. of the signal-
+noise decomposition, Han et al. 2025, Section 3). The linear model's weights move in the span
+of the flattened inputs, ``v(t) = v(0) + sum_i c_i(t) vec(x_i)``; written as the CNN's
+``F_{+1} - F_{-1}`` with one filter per sign (``w_{+1} = v``, ``w_{-1} = -v``, no ReLU), its
+coefficients are ``c_{+1,1,i,p} = c_i`` and ``c_{-1,1,i,p} = -c_i``, so the same decomposition
+reads both models.
 
 Source: Han et al., ICML 2025, Section 3 (model, loss, gradient descent); Cao et al. 2022 and
 Kou et al. 2023 for the signal-noise decomposition.
@@ -46,8 +50,8 @@ class History:
         The iterations at which ``val``, ``test`` and ``coefficients`` were recorded.
     val, test : ndarray of float64, shape (k, n_val) and (k, n_test)
         ``f(W(t), x)`` on the validation and test inputs at the recorded iterations.
-    coefficients : ndarray of float64, shape (k, 2, m, n, p) or None
-        The CNN's patch coefficients ``c_{j,r,i,p}(t)`` (None for the linear model).
+    coefficients : ndarray of float64, shape (k, 2, m, n, p)
+        The patch coefficients ``c_{j,r,i,p}(t)`` (m = 1 for the linear model, see above).
     initial, final : ndarray of float64
         The weights at iterations 0 and ``steps``: shape (2, m, d) for the CNN (filters of
         sign +1 first), (p * d,) for the linear model.
@@ -57,7 +61,7 @@ class History:
     steps: np.ndarray
     val: np.ndarray
     test: np.ndarray
-    coefficients: np.ndarray | None
+    coefficients: np.ndarray
     initial: np.ndarray
     final: np.ndarray
 
@@ -105,7 +109,7 @@ def train(
         coef = torch.zeros(n * p, 2 * width, dtype=dtype)
     else:
         w = init_scale * torch.randn(p * d, generator=generator, dtype=dtype)
-        coef = None
+        coef = torch.zeros(n, dtype=dtype)
     initial = w.numpy().astype(np.float64)
 
     def forward(inputs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
@@ -126,8 +130,7 @@ def train(
             with torch.no_grad():
                 recorded["val"].append(forward(held[0])[0].numpy().astype(np.float64))
                 recorded["test"].append(forward(held[1])[0].numpy().astype(np.float64))
-            if coef is not None:
-                recorded["coefficients"].append(coef.numpy().astype(np.float64))
+            recorded["coefficients"].append(coef.numpy().astype(np.float64))
         if t == steps:
             break
         # d/df log(1 + exp(-y f)) = -y sigmoid(-y f), averaged over the samples kept
@@ -138,11 +141,14 @@ def train(
             coef -= learning_rate * dz
         else:
             w -= learning_rate * (g @ xs.reshape(n, p * d))
-    coefficients = None
-    if coef is not None:
-        k = len(recorded["coefficients"])
-        stacked = np.stack(recorded["coefficients"]).reshape(k, n, p, 2, width)
-        coefficients = stacked.transpose(0, 3, 4, 1, 2)
+            coef -= learning_rate * g
+    stacked = np.stack(recorded["coefficients"])
+    k = stacked.shape[0]
+    if model == "cnn":
+        coefficients = stacked.reshape(k, n, p, 2, width).transpose(0, 3, 4, 1, 2)
+    else:  # c_i for every patch, +c in the filter of sign +1 and -c in that of sign -1
+        per_patch = np.repeat(stacked[:, None, None, :, None], p, axis=-1)
+        coefficients = np.concatenate([per_patch, -per_patch], axis=1)
     shape = (2, width, d) if model == "cnn" else (p * d,)
     return History(scores, np.asarray(record, dtype=np.int64), np.stack(recorded["val"]),
                    np.stack(recorded["test"]), coefficients, initial.reshape(shape),

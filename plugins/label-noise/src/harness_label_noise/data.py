@@ -104,7 +104,8 @@ class TrainingOutput:
     coefficients : ndarray of float64, shape (k, 2, m, n, p), or None
         For the two-layer CNN: ``c_{j,r,i,q}`` with ``w_{j,r}(t) = w_{j,r}(0) +
         sum_{i,q} c_{j,r,i,q}(t) x_{i,q}`` (exact: gradient descent moves each filter in the
-        span of the training patches); None for other models.
+        span of the training patches); the linear model's as one filter per sign (m = 1,
+        see :mod:`harness_label_noise._gd`); None for a method that gives none.
     """
 
     train_scores: np.ndarray

@@ -1,5 +1,6 @@
 """Metrics of the ``label-noise`` task: accuracy and coefficient curves over iterations, and
-the scalars the claims read (peak and final test accuracy, stage timings, selection quality).
+the scalars the claims read (peak and final test accuracy, the stages read at the training
+losses that end them, selection quality).
 
 Training accuracies are against the *observed* labels (for a flipped sample: whether its
 wrong label is fitted, i.e. memorised); test accuracy is against true labels.
@@ -10,7 +11,13 @@ from __future__ import annotations
 import numpy as np
 
 from harness import Curve, Metric, Skip
-from harness_label_noise._decomposition import coefficient_curves, fit_curves, stage_one_end
+from harness_label_noise._decomposition import (
+    T1_LOSS,
+    T2_LOSS,
+    coefficient_curves,
+    fit_curves,
+    stage_times,
+)
 from harness_label_noise.data import NoisyLabelData, TrainingOutput
 
 __all__ = [
@@ -19,7 +26,8 @@ __all__ = [
     "NoiseCoefficientNoisy",
     "Selection",
     "SignalCoefficient",
-    "Stages",
+    "StageOne",
+    "StageTwo",
     "TestAccuracy",
     "TestSummary",
     "TrainAccuracyClean",
@@ -29,6 +37,21 @@ __all__ = [
 
 def _test_accuracy(data: NoisyLabelData, output: TrainingOutput) -> np.ndarray:
     return (np.sign(output.test_scores) == data.y_test[None, :]).mean(axis=1)
+
+
+def _recorded(output: TrainingOutput, t: int) -> int:
+    """Index of the first recorded iteration at or after ``t``."""
+    return int(np.searchsorted(output.steps, t))
+
+
+def _times(data: NoisyLabelData, output: TrainingOutput, metric: str, both: bool) -> tuple:
+    t1, t2 = stage_times(data, output)
+    if t1 is None:
+        raise Skip(f"{metric}: the clean samples' loss never fell to {T1_LOSS} (no T_1)")
+    if both and t2 is None:
+        raise Skip(f"{metric}: the training loss never fell to {T2_LOSS} within"
+                   f" {output.train_scores.shape[0] - 1} steps (no T_2)")  # fmt: skip
+    return t1, t2
 
 
 def _needs_flips(data: NoisyLabelData, metric: str) -> None:
@@ -144,8 +167,9 @@ class TestSummary(Metric):
     -------
     dict
         ``peak`` and ``final`` over the recorded iterates of the final run, ``peak_step``
-        (first iteration of the peak), ``drop``, and ``returned``: the accuracy of the model
-        the method returns (the final one, or the early-stopped one).
+        (first iteration of the peak), ``drop``, ``returned``: the accuracy of the model
+        the method returns (the final one, or the early-stopped one), and ``recovered =
+        returned - final``.
     """
 
     __test__ = False
@@ -157,39 +181,69 @@ class TestSummary(Metric):
         peak = int(np.argmax(accuracy))
         return {"peak": float(accuracy[peak]), "final": float(accuracy[-1]),
                 "peak_step": float(output.steps[peak]), "drop": float(accuracy[peak] -
-                accuracy[-1]), "returned": float(accuracy[output.returned])}  # fmt: skip
+                accuracy[-1]), "returned": float(accuracy[output.returned]),
+                "recovered": float(accuracy[output.returned] - accuracy[-1])}  # fmt: skip
 
 
-class Stages(Metric):
-    """The two stages read off the training accuracies.
+class StageOne(Metric):
+    """Stage I read where it ends: at T_1, the first iteration at which the clean samples'
+    mean training loss is at most 0.3 (``T1_LOSS``).
 
-    Source: Han et al., ICML 2025, Theorem 4.1 (Stage I: clean samples fitted, flipped ones
-    classified by their true label) and Theorem 4.2 (Stage II: flipped labels fitted).
+    Source: Han et al., ICML 2025, Theorem 4.1 (Stage I: the clean samples fitted, the
+    flipped ones still classified by their true label); the loss threshold is ours.
 
     Returns
     -------
     dict
-        ``t_clean``: T_1, the first iteration with every clean sample fitted (else the first
-        of the highest clean fit); ``noisy_fit_at_t_clean``: fraction of flipped labels
-        fitted then; ``noisy_fit_final`` and ``clean_fit_final``: at the horizon;
-        ``memorised = noisy_fit_final - noisy_fit_at_t_clean``.
+        ``t1`` (iterations), ``flipped_fit`` (fraction of flipped labels fitted at T_1, in
+        [0, 1]) and ``test_error`` (at the first recorded iteration >= T_1, in [0, 1]).
     """
 
-    name = "stages"
+    name = "stage-one"
     task = "label-noise"
 
     def compute(self, data: NoisyLabelData, output: TrainingOutput) -> dict[str, float]:
         _needs_flips(data, self.name)
-        clean, noisy = fit_curves(data, output)
-        t1 = stage_one_end(clean)
-        return {"t_clean": float(t1), "noisy_fit_at_t_clean": float(noisy[t1]),
-                "noisy_fit_final": float(noisy[-1]), "clean_fit_final": float(clean[-1]),
-                "memorised": float(noisy[-1] - noisy[t1])}  # fmt: skip
+        t1, _ = _times(data, output, self.name, both=False)
+        _, noisy = fit_curves(data, output)
+        error = 1.0 - _test_accuracy(data, output)[_recorded(output, t1)]
+        return {"t1": float(t1), "flipped_fit": float(noisy[t1]), "test_error": float(error)}
+
+
+class StageTwo(Metric):
+    """Stage II read where training has converged: at T_2, the first iteration at which the
+    training loss (every sample) is at most 0.1 (``T2_LOSS``).
+
+    Source: Han et al., ICML 2025, Theorem 4.2 (Stage II: the flipped labels fitted, the
+    test error up); the loss threshold is ours.
+
+    Returns
+    -------
+    dict
+        ``t2`` (iterations), ``flipped_fit`` and ``test_error`` at T_2 (as for
+        ``stage-one``), and ``memorised``: the flipped fit at T_2 minus that at T_1.
+
+    Raises
+    ------
+    Skip
+        If the training loss never reaches 0.1 within the horizon.
+    """
+
+    name = "stage-two"
+    task = "label-noise"
+
+    def compute(self, data: NoisyLabelData, output: TrainingOutput) -> dict[str, float]:
+        _needs_flips(data, self.name)
+        t1, t2 = _times(data, output, self.name, both=True)
+        _, noisy = fit_curves(data, output)
+        error = 1.0 - _test_accuracy(data, output)[_recorded(output, t2)]
+        return {"t2": float(t2), "flipped_fit": float(noisy[t2]), "test_error": float(error),
+                "memorised": float(noisy[t2] - noisy[t1])}  # fmt: skip
 
 
 class CoefficientOrder(Metric):
-    """Which coefficient leads, at the end of Stage I and at the horizon, as normalised
-    differences in [-1, 1].
+    """Which coefficient leads at T_1 and at T_2 (see ``stage-one``, ``stage-two``), as
+    normalised differences in [-1, 1].
 
     Source: Han et al., ICML 2025, Theorems 4.1-4.2 (gamma > rho for every sample at T_1;
     rho > gamma for flipped samples after Stage II); synthetic figure (top row).
@@ -198,8 +252,8 @@ class CoefficientOrder(Metric):
     -------
     dict
         ``signal_lead = (gamma - rho_noisy) / (gamma + rho_noisy)`` at the first recorded
-        iteration >= max(T_1, 1), ``noise_lead = (rho_noisy - gamma) / (gamma + rho_noisy)``
-        at the horizon, and ``both = min(signal_lead, noise_lead)`` (> 0: the order flips).
+        iteration >= T_1, ``noise_lead = (rho_noisy - gamma) / (gamma + rho_noisy)`` at the
+        first >= T_2, and ``both = min(signal_lead, noise_lead)`` (> 0: the order flips).
     """
 
     name = "coefficient-order"
@@ -208,14 +262,14 @@ class CoefficientOrder(Metric):
     def compute(self, data: NoisyLabelData, output: TrainingOutput) -> dict[str, float]:
         _needs_flips(data, self.name)
         gamma, _, rho = _coefficients(data, output, self.name)
-        clean, _ = fit_curves(data, output)
-        at = int(np.searchsorted(output.steps, max(stage_one_end(clean), 1)))
+        t1, t2 = _times(data, output, self.name, both=True)
+        first, last = _recorded(output, max(t1, 1)), _recorded(output, t2)
         total = np.abs(gamma) + np.abs(rho)
-        if total[at] == 0 or total[-1] == 0:
+        if total[first] == 0 or total[last] == 0:
             raise Skip(f"{self.name}: gamma and rho are both 0 (no training step taken)")
-        first = float((gamma[at] - rho[at]) / total[at])
-        last = float((rho[-1] - gamma[-1]) / total[-1])
-        return {"signal_lead": first, "noise_lead": last, "both": min(first, last)}
+        lead = float((gamma[first] - rho[first]) / total[first])
+        late = float((rho[last] - gamma[last]) / total[last])
+        return {"signal_lead": lead, "noise_lead": late, "both": min(lead, late)}
 
 
 class Selection(Metric):
