@@ -155,6 +155,10 @@ def test_every_opponent_cell_of_the_subject_and_of_each_rival_is_required():
             assert verdicts[name].status == Status.NOT_RUN
             assert f"{method}" in verdicts[name].reason and "no-regret" in verdicts[name].reason
         assert [verdicts[n].status for n in SEQUENCE] == [Status.REPRODUCED] * 2
+    # one opponent at one horizon: best-response at 1e5 gone, at 1e4 and fixed at 1e5 kept
+    late = frame["dataset.opponent"].eq("best-response") & frame["dataset.T"].eq("100000")
+    verdicts = _verdicts(frame[~(late & frame["method"].eq("phased-aggression"))])
+    assert [verdicts[n].status for n in NORMAL] == [Status.NOT_RUN] * 2
 
 
 def test_min_seeds_is_counted_in_each_cell():
@@ -162,6 +166,32 @@ def test_min_seeds_is_counted_in_each_cell():
     short = frame["dataset.opponent"].eq("best-response") & frame["dataset.T"].eq("100000")
     statuses = _statuses(frame[~(short & frame["seed"].ge(SEEDS[100_000] - 1))])
     assert set(statuses.values()) == {Status.NOT_RUN}
+
+
+def test_heavy_tailed_gains_leave_no_safety_part_undecided():
+    # gains with a long tail (G1 < -1.8: a t sample declines) count as the margin, -2
+    frame = _frame()
+    cell = frame["dataset.opponent"].eq("random-fixed") & frame["method.fixed_alpha"].eq("-1.0")
+    tail = -np.exp(np.random.default_rng(1).normal(3, 2.5, cell.sum()))
+    frame.loc[cell, "regret-vs-comparator"] = np.where(np.arange(cell.sum()) % 6, -5.0, tail)
+    assert set(_statuses(frame).values()) == {Status.REPRODUCED}
+
+
+def test_round_off_of_a_zero_regret_leaves_no_safety_part_undecided():
+    # mu_c against the minimax opponent: Reg(mu_c) is 0 up to 1e-14 of floating-point noise
+    frame = _frame()
+    cell = frame["dataset.opponent"].eq("minimax") & frame["method.fixed_alpha"].eq("-1.0")
+    frame.loc[cell, "regret-vs-comparator"] = np.where(frame.loc[cell, "seed"].eq(0), 1e-14, 0)
+    assert set(_statuses(frame).values()) == {Status.REPRODUCED}
+
+
+def test_a_missing_cell_or_a_regret_to_the_best_of_zero_is_named():
+    subject = claims._Normal.subject
+    with pytest.raises(ValueError, match="against fixed at T = 10,000"):
+        claims._of({}, subject, "fixed", 10_000)
+    zero = {("fixed", T): (np.arange(3), np.zeros(3)) for T in (10_000, 100_000)}
+    with pytest.raises(ValueError, match="positive regret to the best"):
+        list(claims._slope(zero, subject))
 
 
 def test_worst_is_the_part_with_the_largest_p_value():
