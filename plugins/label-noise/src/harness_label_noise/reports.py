@@ -58,8 +58,8 @@ class StageCurves(Report):
     Returns
     -------
     dict
-        ``stages-<k>``: a figure per dataset (columns: configurations; top: max gamma and
-        mean max rho on flipped and clean samples; bottom: training accuracy on clean and
+        ``stages-<k>``: a figure per dataset (columns: configurations with curves; top: max gamma
+        and mean max rho on flipped and clean samples; bottom: training accuracy on clean and
         flipped samples against the observed labels, and test accuracy; log iteration
         axis, mean over seeds); ``test-accuracy``: a table of mean peak, final and
         returned test accuracy per configuration and method.
@@ -76,7 +76,9 @@ class StageCurves(Report):
         out = {}
         cnn = ok[ok["method"].eq("two-layer-cnn")]
         for k, (dataset, cells) in enumerate(cnn.groupby("dataset")):
-            out[f"stages-{k}-{dataset}"] = self._figure(cells, curves)
+            figure = self._figure(cells, curves)
+            if figure is not None:  # a dataset whose cells logged no curve draws none
+                out[f"stages-{k}-{dataset}"] = figure
         columns = [c for c in ("test-summary.peak", "test-summary.final", "test-summary.returned")
                    if c in ok]  # fmt: skip
         if columns:
@@ -87,7 +89,12 @@ class StageCurves(Report):
 
     def _figure(self, cells: pd.DataFrame, curves: Mapping[str, Mapping[str, Curve]]):
         plt = _pyplot()
-        configs = sorted(cells["config"].unique())
+        drawn = {*_TOP, *_BOTTOM}
+        configs = [c for c in sorted(cells["config"].unique())
+                   if any(drawn & set(curves.get(h, {}))
+                          for h in cells.loc[cells["config"].eq(c), "cell_hash"])]  # fmt: skip
+        if not configs:
+            return None
         fig, axes = plt.subplots(2, len(configs), figsize=(4.2 * len(configs), 6.4),
                                  squeeze=False, sharex=True)  # fmt: skip
         for col, config in enumerate(configs):
