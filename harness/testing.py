@@ -49,7 +49,15 @@ from harness.errors import PluginError
 from harness.isolation import READ_ONLY_HINT, changed_parts, part_hashes, read_only
 from harness.registry import KINDS, Registry, build_registry, unknown_references
 
-__all__ = ["CHECKS", "check_results", "iter_checks", "parametrize_with_checks", "run_checks"]
+__all__ = [
+    "CHECKS",
+    "assert_claims_table",
+    "check_results",
+    "evidence_verdicts",
+    "iter_checks",
+    "parametrize_with_checks",
+    "run_checks",
+]
 
 Check = Callable[[type[Component], Registry], None]
 
@@ -517,4 +525,49 @@ def nothing_contributed(plugin: str) -> str:
         f"plugin '{plugin}' is installed but contributes no dataset, method, metric or report:"
         f" decorate its hook functions ({hooks}, harness_reports()) with @hookimpl"
         " (from harness import hookimpl)"
+    )
+
+
+# -- a plugin's committed evidence and the claims tables of its READMEs ------------------------
+
+CLAIMS_BEGIN, CLAIMS_END = "<!-- claims:begin -->", "<!-- claims:end -->"
+
+
+def evidence_verdicts(plugin_root: Any, claims: Any, evidence: str | None = None) -> dict:
+    """``{claim name: Verdict}`` of ``claims`` on the plugin's committed evidence,
+    ``<plugin_root>/results/<evidence or the folder's name>.parquet``, evaluated as
+    ``harness claims --results`` does (one family, each claim isolated).
+
+    :raises FileNotFoundError: no such evidence file (make it with ``harness results``).
+    """
+    from pathlib import Path
+
+    import pandas as pd
+
+    from harness.claims import evaluate_claims
+
+    root = Path(plugin_root)
+    path = root / "results" / f"{evidence or root.name}.parquet"
+    return {v.claim: v for v in evaluate_claims(claims, pd.read_parquet(path))}
+
+
+def assert_claims_table(readme: Any, verdicts: Any) -> None:
+    """The claims table between ``<!-- claims:begin -->`` and ``<!-- claims:end -->`` in
+    ``readme`` is what ``verdicts`` give (``verdicts_markdown``), or an AssertionError with
+    the diff and the command that remakes it."""
+    import difflib
+    from pathlib import Path
+
+    from harness.claims import verdicts_markdown
+
+    text = Path(readme).read_text()
+    if CLAIMS_BEGIN not in text or CLAIMS_END not in text:
+        raise AssertionError(f"{readme}: no {CLAIMS_BEGIN} ... {CLAIMS_END} block")
+    shown = text.split(CLAIMS_BEGIN, 1)[1].split(CLAIMS_END, 1)[0].strip().splitlines()
+    values = verdicts.values() if isinstance(verdicts, dict) else verdicts
+    wanted = verdicts_markdown(list(values)).strip().splitlines()
+    diff = "\n".join(difflib.unified_diff(shown, wanted, str(readme), "evidence", lineterm=""))
+    assert shown == wanted, (
+        f"{readme}: the claims table is not what the committed evidence gives; paste the output"
+        f" of 'harness claims SUITE --results EVIDENCE --format markdown':\n{diff}"
     )

@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 from harness_ftrl_shocks import claims
 
-from harness.claims import Status, evaluate_claims, verdicts_markdown
+from harness.claims import Status
+from harness.testing import assert_claims_table, evidence_verdicts
 
 PLUGIN = Path(__file__).resolve().parents[1]
 EVIDENCE = PLUGIN / "results" / "ftrl-shocks.parquet"
@@ -19,18 +20,13 @@ def results() -> pd.DataFrame:
 
 
 @pytest.fixture(scope="module")
-def verdicts(results):
-    return {v.claim: v for v in evaluate_claims(claims.CLAIMS, results)}
-
-
-def _table(path: Path) -> str:
-    return path.read_text().split("<!-- claims:begin -->\n")[1].split("<!-- claims:end -->")[0]
+def verdicts():
+    return evidence_verdicts(PLUGIN, claims.CLAIMS)
 
 
 @pytest.mark.parametrize("readme", ["README.md", "results/README.md"])
 def test_readme_claim_table_is_the_committed_evidence(verdicts, readme):
-    expected = verdicts_markdown(list(verdicts.values()))
-    assert _table(PLUGIN / readme).strip() == expected.strip()
+    assert_claims_table(PLUGIN / readme, verdicts)
 
 
 @pytest.mark.parametrize("claim", claims.CLAIMS, ids=lambda c: c.name)

@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 from harness_icl_gmm import claims
 
-from harness.claims import Select, Status, evaluate_claims, verdicts_markdown
+from harness.claims import Select, Status
+from harness.testing import assert_claims_table, evidence_verdicts
 
 PLUGIN = Path(__file__).resolve().parents[1]
 EVIDENCE = PLUGIN / "results" / "icl-gmm.parquet"
@@ -21,14 +22,12 @@ def results() -> pd.DataFrame:
 
 
 @pytest.fixture(scope="module")
-def verdicts(results):
-    return {v.claim: v for v in evaluate_claims(claims.CLAIMS, results)}
+def verdicts():
+    return evidence_verdicts(PLUGIN, claims.CLAIMS)
 
 
 def test_readme_claim_table_is_the_committed_evidence(verdicts):
-    readme = (PLUGIN / "README.md").read_text()
-    table = readme.split("<!-- claims:begin -->\n")[1].split("<!-- claims:end -->")[0]
-    assert table.strip() == verdicts_markdown(list(verdicts.values())).strip()
+    assert_claims_table(PLUGIN / "README.md", verdicts)
 
 
 @pytest.mark.parametrize("claim", claims.CLAIMS, ids=lambda c: c.name)

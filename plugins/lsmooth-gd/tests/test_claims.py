@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 from harness_lsmooth_gd import claims
 
-from harness.claims import Status, evaluate_claims, verdicts_markdown
+from harness.claims import Status, evaluate_claims
+from harness.testing import assert_claims_table, evidence_verdicts
 
 PLUGIN = Path(__file__).resolve().parents[1]
 EVIDENCE = PLUGIN / "results" / "lsmooth-gd.parquet"
@@ -20,14 +21,12 @@ def results() -> pd.DataFrame:
 
 
 @pytest.fixture(scope="module")
-def verdicts(results):
-    return {v.claim: v for v in evaluate_claims(claims.CLAIMS, results)}
+def verdicts():
+    return evidence_verdicts(PLUGIN, claims.CLAIMS)
 
 
 def test_results_readme_claim_table_is_the_committed_evidence(verdicts):
-    readme = (PLUGIN / "results" / "README.md").read_text()
-    table = readme.split("<!-- claims:begin -->\n")[1].split("<!-- claims:end -->")[0]
-    assert table.strip() == verdicts_markdown(list(verdicts.values())).strip()
+    assert_claims_table(PLUGIN / "results" / "README.md", verdicts)
 
 
 @pytest.mark.parametrize("claim", claims.CLAIMS, ids=lambda c: c.name)
