@@ -32,7 +32,7 @@ from harness.claims.controls import Control
 from harness.claims.hypotheses import ALPHA, Hypothesis
 from harness.claims.kinds import Kind
 from harness.claims.samples import Sample, refusal
-from harness.claims.selection import Select, param_matches, swap
+from harness.claims.selection import Select, Table, param_matches
 from harness.components import Component
 from harness.secrets import shown
 from harness.stats import Estimate
@@ -119,8 +119,11 @@ class Cells:
         added ``method`` is matched on the dataset params only."""
         if method:
             return Select(method, {}, dict(self.dataset_params), self.dataset).rows(results)
-        mask = self.select().mask(results) & results["method"].isin(self.methods)
-        return results[mask]
+        return results[self.mask(results)]
+
+    def mask(self, results: pd.DataFrame) -> pd.Series:
+        """A boolean Series over ``results``: the rows of these cells."""
+        return self.select().mask(results) & results["method"].isin(self.methods)
 
     def matches_cell(self, cell: Any) -> bool:
         """Whether a suite's cell (``harness.identity.Cell``) is one of these cells."""
@@ -133,16 +136,17 @@ class Cells:
                     for k, v in self.method_params.items())
         )  # fmt: skip
 
-    def shortfalls(self, ok: pd.DataFrame) -> list[str]:
+    def shortfalls(self, ok: pd.DataFrame, mask: pd.Series | None = None) -> list[str]:
         """Each required cell of ``ok`` rows short of ``min_seeds`` seeds: every method,
-        every value of a list-valued param, every configuration found (counted apart)."""
+        every value of a list-valued param, every configuration found (counted apart).
+        ``mask``: :meth:`mask` of ``ok``, when known."""
         out = []
         lists = {f"{p}.{k}": v for p, wanted in (("dataset", self.dataset_params),
                  ("method", self.method_params)) for k, v in wanted.items()
                  if isinstance(v, (list, tuple, set, frozenset))}  # fmt: skip
+        mine = ok[self.mask(ok) if mask is None else mask]
         for method in self.methods:
-            rows = self.rows(ok)
-            rows = rows[rows["method"].eq(method)]
+            rows = mine[mine["method"].eq(method)]
             dataset, named = (
                 _named(self.dataset, self.dataset_params),
                 _named(method, self.method_params),
@@ -152,10 +156,13 @@ class Cells:
                 out.append(f"{name}: 0 of {self.min_seeds} seeds")
                 continue
             for column, values in lists.items():
+                distinct = rows[column].drop_duplicates().tolist()
                 for value in values:
-                    if not rows[column].map(lambda v, w=value: param_matches(v, w)).any():
+                    if not any(param_matches(v, value) for v in distinct):
                         out.append(f"{name}: no cells with {column}={value}")
             params = _configuration_columns(rows)
+            if _fewest_seeds(rows, params) >= self.min_seeds:
+                continue
             seeds = rows.groupby(params, dropna=False)["seed"].nunique() if params else \
                 rows["seed"].nunique()  # fmt: skip
             counts = seeds if hasattr(seeds, "items") else {(): seeds}
@@ -173,16 +180,38 @@ def _configuration_columns(rows: pd.DataFrame) -> list[str]:
     values, and every seed the same ones. A dataset's ``describe()`` fact logged as
     ``dataset.<key>`` (drawn with the data: one value a seed, another for the next seed) is
     no configuration, nor is a param every row shares."""
+    import pandas as pd
+
     out = []
-    seeds = rows["seed"].astype(str)
+    seeds = pd.factorize(rows["seed"].astype(str), use_na_sentinel=True)[0]
     for column in rows.columns:
         if not column.startswith(("dataset.", "method.")) or not rows[column].notna().any():
             continue
-        values = rows[column].astype(str)
-        per_seed = values.groupby(seeds.to_numpy()).nunique().max()
-        if per_seed > 1 and values.nunique() == per_seed:
+        values = pd.factorize(rows[column].astype(str), use_na_sentinel=True)[0]
+        kinds = int(values.max()) + 1  # distinct values (nunique)
+        both = (seeds >= 0) & (values >= 0)
+        pairs = np.unique(seeds[both] * kinds + values[both])  # each seed's distinct values
+        per_seed = np.bincount(pairs // kinds).max() if pairs.size else 0
+        if per_seed > 1 and kinds == per_seed:
             out.append(column)
     return out
+
+
+def _fewest_seeds(rows: pd.DataFrame, params: list[str]) -> int:
+    """The fewest distinct seeds of any configuration (equal ``params`` values, a missing
+    value one of them) of ``rows``: ``groupby(params, dropna=False)["seed"].nunique().min()``
+    on codes."""
+    import pandas as pd
+
+    seed = pd.factorize(rows["seed"], use_na_sentinel=True)[0]
+    keys = [pd.factorize(rows[c], use_na_sentinel=False)[0] for c in params]
+    stacked = np.stack([*keys, seed], axis=1)[seed >= 0]
+    if not len(stacked):
+        return 0
+    pairs = np.unique(stacked, axis=0)  # each configuration's distinct seeds
+    _, counts = np.unique(pairs[:, :-1], axis=0, return_counts=True)
+    configurations = np.unique(np.stack(keys, axis=1), axis=0) if keys else np.empty((1, 0))
+    return int(counts.min()) if len(counts) == len(configurations) else 0
 
 
 def _named(name: str, params: Mapping[str, Any]) -> str:
@@ -429,15 +458,21 @@ class Claim(Component):
                        exploratory=bool(self.exploratory), **fields)  # fmt: skip
 
     def selected(self, results: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
-        """``(ok rows of the required cells, [each required cell short of seeds])``."""
-        import pandas as pd
-
+        """``(ok rows of the required cells, [each required cell short of seeds])``: the
+        rows of each required cell in turn, each row once."""
         ok = results[results["status"].eq("ok")] if "status" in results else results
-        parts, missing = [], []
+        missing, parts = [], []
         for need in self.required_cells():
-            missing += need.shortfalls(ok)
-            parts.append(need.rows(ok))
-        frame = pd.concat(parts).drop_duplicates() if parts else ok.iloc[:0]
+            mask = need.mask(ok)
+            missing += need.shortfalls(ok, mask)
+            parts.append(np.flatnonzero(mask.to_numpy()))
+        if not parts:
+            return ok.iloc[:0], missing
+        positions = np.concatenate(parts)
+        _, first = np.unique(positions, return_index=True)
+        frame = ok.iloc[positions[np.sort(first)]]
+        if "run_id" not in frame or frame["run_id"].duplicated().any():
+            frame = frame.drop_duplicates()  # rows alike in every column: one is kept
         return frame, missing
 
     def evaluate(self, results: pd.DataFrame) -> Verdict:
@@ -448,14 +483,15 @@ class Claim(Component):
             rows, missing = self.selected(results)
             if missing:
                 return self._verdict(Status.NOT_RUN, reason="missing cells: " + "; ".join(missing))
-            estimate, status = self._test(rows)
+            table = Table(rows)  # every sample below reads it: factorized once
+            estimate, status = self._test(table)
             problems = estimate_problems(estimate, legacy=not self.declared())
             if problems:
                 return self._verdict(
                     Status.ERROR, reason="unsound estimate: " + "; ".join(problems)
                 )
-            control = self._control_outcome(rows)
-            rivals = {r.label: self._placed(rows, r.select(), r.label, r.why)
+            control = self._control_outcome(table)
+            rivals = {r.label: self._placed(table, r.select(), r.label, r.why)
                       for r in self.rivals}  # fmt: skip
             status, reason = _combine(status, control, rivals)
             if status == Status.INCONCLUSIVE and not reason:
@@ -469,13 +505,13 @@ class Claim(Component):
         except BaseException:  # plugin code, sys.exit included: its fault is its verdict
             return self._verdict(Status.ERROR, reason=traceback.format_exc())
 
-    def _sample(self, rows: pd.DataFrame) -> Sample:
+    def _sample(self, rows: Table) -> Sample:
         return self.kind.sample(rows, self.metric, self.unit, self.subject_select())  # type: ignore[union-attr]
 
-    def _test(self, rows: pd.DataFrame) -> tuple[Estimate, Status]:
+    def _test(self, rows: Table) -> tuple[Estimate, Status]:
         """The estimate of the declared margin's test and its status."""
         if not self.declared():
-            estimate = self.statistic(rows)
+            estimate = self.statistic(rows.frame())
             if not isinstance(estimate, Estimate):
                 return estimate, Status.ERROR  # estimate_problems names it
             return estimate, self.hypothesis.decide(estimate)
@@ -484,7 +520,7 @@ class Claim(Component):
             sample, self.alpha
         )
 
-    def _status_of(self, rows: pd.DataFrame) -> tuple[Status, Estimate | None, str]:
+    def _status_of(self, rows: Table) -> tuple[Status, Estimate | None, str]:
         try:
             estimate, status = self._test(rows)
         except (KeyboardInterrupt, GeneratorExit):
@@ -496,22 +532,22 @@ class Claim(Component):
             return Status.ERROR, None, "; ".join(problems)
         return status, estimate, ""
 
-    def _control_outcome(self, rows: pd.DataFrame) -> Outcome | None:
+    def _control_outcome(self, rows: Table) -> Outcome | None:
         if not self.declared():
             try:
-                changed = self.control(rows.copy())
+                changed = self.control(rows.frame().copy())
             except NotImplementedError:
                 return None
-            status, estimate, reason = self._status_of(changed)
+            status, estimate, reason = self._status_of(Table(changed))
             return Outcome("control", status, estimate, self.control_description, reason=reason)
         control: Control = type(self).control  # type: ignore[assignment]
         if not control.randomised:
-            status, estimate, reason = self._status_of(control.apply(rows, self.metric))
+            status, estimate, reason = self._status_of(control.applied(rows, self.metric))
             return Outcome("control", status, estimate, str(control), reason=reason)
         statuses, first = [], None
         for draw in range(control.draws):
             rng = np.random.default_rng([draw, 20_251_207])
-            status, estimate, _ = self._status_of(control.apply(rows, self.metric, rng))
+            status, estimate, _ = self._status_of(control.applied(rows, self.metric, rng))
             statuses.append(status)
             first = first or estimate
         failed = sum(s == Status.NOT_REPRODUCED for s in statuses) / len(statuses)
@@ -520,10 +556,10 @@ class Claim(Component):
                   Status.REPRODUCED if held > 0.05 else Status.INCONCLUSIVE)  # fmt: skip
         return Outcome("control", status, first, str(control), control.draws, failed)
 
-    def _placed(self, rows: pd.DataFrame, source: Select, name: str, why: str = "") -> Outcome:
+    def _placed(self, rows: Table, source: Select, name: str, why: str = "") -> Outcome:
         """The claim's test with ``source``'s rows in the subject's place."""
         try:
-            changed = swap(rows, source, self.subject_select())
+            changed = rows.swap(source, self.subject_select())
         except ValueError as err:
             return Outcome(name, Status.NOT_RUN, None, why, reason=str(err))
         status, estimate, reason = self._status_of(changed)
@@ -549,7 +585,7 @@ class Claim(Component):
             mine = pd.concat(theirs) if theirs else ok.iloc[:0]
             if mine.empty:
                 continue
-            out[method] = self._placed(pd.concat([rows, mine]), Select(method), method)
+            out[method] = self._placed(Table(pd.concat([rows, mine])), Select(method), method)
         return out
 
 

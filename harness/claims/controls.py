@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from harness.claims.selection import Select, swap
+from harness.claims.selection import Select, Table, swap
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -40,6 +40,14 @@ class Control:
         self, rows: pd.DataFrame, metric: str, rng: np.random.Generator | None = None
     ) -> pd.DataFrame:
         raise NotImplementedError
+
+    def applied(self, rows: Table, metric: str, rng: np.random.Generator | None = None) -> Table:
+        """What :meth:`apply` gives, on the table the core evaluates (a control whose
+        ``apply`` a subclass replaced is applied to the rows as a DataFrame)."""
+        fast = getattr(type(self), "_on_table", None)
+        if fast is None or _overridden(type(self), "apply"):
+            return Table(self.apply(rows.frame(), metric, rng))
+        return fast(self, rows, metric, rng)
 
     def __str__(self) -> str:
         return self.description or type(self).__name__
@@ -67,6 +75,9 @@ class Swap(Control):
     def apply(self, rows, metric, rng=None):
         return swap(rows, self.source, self.target)
 
+    def _on_table(self, rows: Table, metric: str, rng: np.random.Generator | None) -> Table:
+        return rows.swap(self.source, self.target)
+
 
 @dataclass(frozen=True)
 class UseMetric(Control):
@@ -84,6 +95,11 @@ class UseMetric(Control):
         if self.metric not in rows:
             raise ValueError(f"the control's column {self.metric!r} is not in the results")
         return rows.assign(**{metric: rows[self.metric]})
+
+    def _on_table(self, rows: Table, metric: str, rng: np.random.Generator | None) -> Table:
+        if self.metric not in rows:
+            raise ValueError(f"the control's column {self.metric!r} is not in the results")
+        return rows.assign(metric, *rows.column(self.metric))
 
 
 @dataclass(frozen=True)
@@ -136,6 +152,16 @@ class Permute(Control):
         out[self.column] = values
         return out
 
+    def _on_table(self, rows: Table, metric: str, rng: np.random.Generator | None) -> Table:
+        rng = rng or np.random.default_rng(0)
+        if self.column not in rows:
+            raise ValueError(f"the control permutes {self.column!r}, not in the results")
+        codes, levels = rows.column(self.column)
+        shuffled = codes.copy()
+        for g in rows.groups(self.within) if self.within else [np.arange(len(rows))]:
+            shuffled[g] = codes[rng.permutation(g)]
+        return rows.assign(self.column, shuffled, levels)
+
 
 @dataclass(frozen=True)
 class Randomised(Control):
@@ -158,3 +184,13 @@ class Randomised(Control):
 
     def apply(self, rows, metric, rng=None):
         return self.function(rows.copy(), metric, rng or np.random.default_rng(0))
+
+
+def _overridden(cls: type, name: str) -> bool:
+    """Whether a subclass below the class that defines ``_on_table`` replaced ``name``."""
+    for klass in cls.__mro__:
+        if "_on_table" in klass.__dict__:
+            return False
+        if name in klass.__dict__:
+            return True
+    return False

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from harness.claims.samples import BinomialSample, Sample, TSample
-from harness.claims.selection import Select, paired, unit_values
+from harness.claims.selection import Select, Table
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -51,19 +51,19 @@ class Kind:
 
     of: Select | None = None
 
-    def sample(self, rows: pd.DataFrame, metric: str, unit: Any, subject: Select) -> Sample:
-        """The sample of the claim over ``rows`` (the ok rows of its cells).
+    def sample(self, rows: pd.DataFrame | Table, metric: str, unit: Any, subject: Select) -> Sample:
+        """The sample of the claim over ``rows`` (the ok rows of its cells: a DataFrame, or
+        the :class:`~harness.claims.selection.Table` the core evaluates on).
 
         :raises ValueError: the rows do not allow it (no rows, too few units, ...).
         """
         raise NotImplementedError
 
-    def _values(self, rows: pd.DataFrame, metric: str, unit: Any, subject: Select) -> pd.Series:
-        group = self.of or subject
-        chosen = group.rows(rows)
-        if chosen.empty:
-            raise ValueError(f"no rows of {group} among the claim's results")
-        return unit_values(chosen, metric, unit)
+    def _values(
+        self, rows: pd.DataFrame | Table, metric: str, unit: Any, subject: Select
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``(units, values)`` of the rows of ``of`` (default: the subject), sorted by unit."""
+        return _unit_means(_table(rows), self.of or subject, metric, unit)
 
     def describe(self, metric: str) -> str:
         """The statistic in words, for the verdict table's notes."""
@@ -76,9 +76,9 @@ class Mean(Kind):
 
     of: Select | None = None
 
-    def sample(self, rows: pd.DataFrame, metric: str, unit: Any, subject: Select) -> Sample:
-        values = self._values(rows, metric, unit, subject)
-        return TSample.of(values.to_numpy(float), f"mean, t over {len(values)} units")
+    def sample(self, rows, metric, unit, subject):
+        _, values = self._values(rows, metric, unit, subject)
+        return TSample.of(values, f"mean, t over {len(values)} units")
 
     def describe(self, metric: str) -> str:
         return f"mean {metric}"
@@ -102,12 +102,11 @@ class PairedGain(Kind):
             raise TypeError(f"PairedGain.baseline must be a Select or a method name,"
                             f" got {self.baseline!r}")  # fmt: skip
 
-    def sample(self, rows: pd.DataFrame, metric: str, unit: Any, subject: Select) -> Sample:
-        mine = self._values(rows, metric, unit, subject)
-        base_rows = self.baseline.rows(rows)  # type: ignore[union-attr]
-        if base_rows.empty:
-            raise ValueError(f"no rows of the baseline {self.baseline} among the results")
-        a, b, units = paired(mine, unit_values(base_rows, metric, unit))
+    def sample(self, rows, metric, unit, subject):
+        table = _table(rows)
+        mine = self._values(table, metric, unit, subject)
+        theirs = _unit_means(table, self.baseline, metric, unit, "the baseline ")  # type: ignore[arg-type]
+        a, b, units = _paired(mine, theirs)
         gain = a - b if self.higher_is_better else b - a
         return TSample.of(gain, f"paired t over {len(units)} shared units")
 
@@ -146,24 +145,25 @@ class LogLogSlope(Kind):
         if not isinstance(self.along, str) or not self.along:
             raise ValueError("LogLogSlope needs along='dataset.<param>' (the x axis)")
 
-    def sample(self, rows: pd.DataFrame, metric: str, unit: Any, subject: Select) -> Sample:
-        from harness.claims.selection import unit_columns
-
-        chosen = (self.of or subject).rows(rows)
+    def sample(self, rows, metric, unit, subject):
+        table = _table(rows)
+        chosen = table.take(table.mask(self.of or subject))
         if self.along not in chosen:
             raise ValueError(f"no column {self.along!r} (the slope's x) among the results")
         if metric not in chosen:
             raise ValueError(f"no metric column {metric!r} in the results")
-        columns = unit_columns(chosen, unit)
-        x, y = chosen[self.along].astype(float), chosen[metric].astype(float)
-        if np.any(x.to_numpy() <= 0) or np.any(y.to_numpy() <= 0):
+        x, y = chosen.floats(self.along), chosen.floats(metric)
+        if np.any(x <= 0) or np.any(y <= 0):
             raise ValueError(f"a log-log slope needs positive {self.along} and {metric}")
-        keys = chosen[columns].astype(str).agg("|".join, axis=1) if len(columns) > 1 else \
-            chosen[columns[0]].astype(str)  # fmt: skip
-        curves = y.groupby([keys.to_numpy(), x.to_numpy()]).mean()
-        units, codes = np.unique(curves.index.get_level_values(0), return_inverse=True)
-        lx = np.log(curves.index.get_level_values(1).to_numpy(float))
-        slopes = unit_slopes(codes, lx, np.log(curves.to_numpy(float)), len(units))
+        units, _ = chosen.unit_codes(unit)
+        kept = (units >= 0) & ~np.isnan(x)  # as a groupby leaves out missing keys
+        levels, level = np.unique(x[kept], return_inverse=True)
+        curves, point = np.unique(units[kept] * len(levels) + level.ravel(), return_inverse=True)
+        point = point.ravel()
+        mean_y = _means(point, y[kept], len(curves))  # the metric averaged per unit and level
+        owner, codes = np.unique(curves // len(levels), return_inverse=True)
+        lx = np.log(levels[curves % len(levels)])
+        slopes = unit_slopes(codes.ravel(), lx, np.log(mean_y), len(owner))
         slopes = slopes[np.isfinite(slopes)]  # a unit with one level has no slope
         if len(slopes) < 2:
             raise ValueError(f"a slope needs at least 2 units with 2 levels of {self.along},"
@@ -188,12 +188,10 @@ class Ratio(Kind):
                 raise ValueError("Ratio needs over= (a method name or a Select)")
             object.__setattr__(self, "over", Select(self.over))
 
-    def sample(self, rows: pd.DataFrame, metric: str, unit: Any, subject: Select) -> Sample:
-        mine = self._values(rows, metric, unit, subject)
-        other = self.over.rows(rows)  # type: ignore[union-attr]
-        if other.empty:
-            raise ValueError(f"no rows of {self.over} among the results")
-        a, b, units = paired(mine, unit_values(other, metric, unit))
+    def sample(self, rows, metric, unit, subject):
+        table = _table(rows)
+        mine = self._values(table, metric, unit, subject)
+        a, b, units = _paired(mine, _unit_means(table, self.over, metric, unit))  # type: ignore[arg-type]
         if np.any(a <= 0) or np.any(b <= 0):
             raise ValueError(f"a ratio needs positive {metric} values")
         return TSample.of(np.log(a / b), f"ratio, t on logs over {len(units)} units", "log")
@@ -211,8 +209,8 @@ class Rate(Kind):
     above: bool = True
     of: Select | None = None
 
-    def sample(self, rows: pd.DataFrame, metric: str, unit: Any, subject: Select) -> Sample:
-        values = self._values(rows, metric, unit, subject).to_numpy(float)
+    def sample(self, rows, metric, unit, subject):
+        _, values = self._values(rows, metric, unit, subject)
         hits = values > self.threshold if self.above else values < self.threshold
         return BinomialSample(int(hits.sum()), int(values.size))
 
@@ -231,10 +229,11 @@ class Statistic(Kind):
     function: Callable[..., Sample] | None = None
     description: str = "a custom statistic"
 
-    def sample(self, rows: pd.DataFrame, metric: str, unit: Any, subject: Select) -> Sample:
+    def sample(self, rows, metric, unit, subject):
         if self.function is None:
             raise ValueError("Statistic needs function=")
-        out = self.function(rows, metric, unit, subject)
+        frame = rows.frame() if isinstance(rows, Table) else rows
+        out = self.function(frame, metric, unit, subject)
         if not isinstance(out, (TSample, BinomialSample)):
             raise TypeError(f"a Statistic's function must return a TSample or a BinomialSample,"
                             f" got {type(out).__name__}")  # fmt: skip
@@ -242,3 +241,37 @@ class Statistic(Kind):
 
     def describe(self, metric: str) -> str:
         return self.description
+
+
+def _table(rows: pd.DataFrame | Table) -> Table:
+    return rows if isinstance(rows, Table) else Table(rows)
+
+
+def _means(codes: np.ndarray, values: np.ndarray, size: int) -> np.ndarray:
+    """The mean of ``values`` per code in ``0..size-1``, missing values skipped."""
+    counted = ~np.isnan(values)
+    sums = np.bincount(codes[counted], values[counted], size)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return sums / np.bincount(codes[counted], minlength=size)
+
+
+def _unit_means(
+    table: Table, group: Select, metric: str, unit: Any, what: str = ""
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(units, values)``: ``metric`` averaged over the rows of ``group`` in each unit.
+
+    :raises ValueError: ``group`` has no rows.
+    """
+    chosen = table.take(table.mask(group))
+    if not len(chosen):
+        raise ValueError(f"no rows of {what}{group} among the claim's results")
+    return chosen.unit_means(metric, unit)
+
+
+def _paired(
+    a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(a values, b values, units)`` over the units both hold, in sorted unit order (as
+    :func:`~harness.claims.selection.paired`)."""
+    units, mine, theirs = np.intersect1d(a[0], b[0], assume_unique=True, return_indices=True)
+    return a[1][mine], b[1][theirs], units

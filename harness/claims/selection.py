@@ -21,14 +21,16 @@ puts one group's rows in another's place (the controls and the rivals of docs/de
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["Select", "paired", "param_matches", "swap", "unit_columns", "unit_values"]
+__all__ = ["Select", "Table", "paired", "param_matches", "swap", "unit_columns", "unit_values"]
 
 
 def param_matches(value: Any, wanted: Any) -> bool:
@@ -113,10 +115,14 @@ def _matching(column: pd.Series, wanted: Any) -> pd.Series:
 def unit_columns(results: pd.DataFrame, unit: str | Sequence[str]) -> list[str]:
     """The columns that name a unit: ``"seed"``; ``"configuration"`` (the dataset and its
     params: the seeds of one configuration averaged); or the given column names."""
+    return _unit_columns(results.columns, unit)
+
+
+def _unit_columns(names: Iterable[str], unit: str | Sequence[str]) -> list[str]:
     if unit == "seed":
         return ["seed"]
     if unit == "configuration":
-        return ["dataset", *sorted(c for c in results.columns if c.startswith("dataset."))]
+        return ["dataset", *sorted(c for c in names if c.startswith("dataset."))]
     return [unit] if isinstance(unit, str) else list(unit)
 
 
@@ -174,3 +180,251 @@ def swap(results: pd.DataFrame, source: Select, target: Select) -> pd.DataFrame:
                 moved[f"{prefix}.{key}"] = str(value)
     kept = results[~target.mask(results)]
     return pd.concat([kept, moved], ignore_index=True)
+
+
+class _Levels:
+    """The distinct values of a column (``values``, shape (k,), no missing value), and what
+    is derived from them once: the values as floats, which of them a param matches."""
+
+    __slots__ = ("_floats", "_matching", "values")
+
+    def __init__(self, values: Any) -> None:
+        self.values = np.asarray(values, dtype=object)
+        self._floats: np.ndarray | None = None
+        self._matching: dict[tuple[str, bool], np.ndarray] = {}
+
+    def floats(self) -> np.ndarray:
+        """Shape (k + 1,): each value as a float, then ``nan`` (code -1: missing)."""
+        if self._floats is None:
+            self._floats = np.append(self.values.astype(float), np.nan)
+        return self._floats
+
+    def matching(self, wanted: Any, exact: bool) -> np.ndarray:
+        """Shape (k + 1,): whether each value is ``wanted`` (:func:`param_matches`, or
+        ``==`` when ``exact``), then False (missing)."""
+        key = (repr(wanted), exact)
+        if key not in self._matching:
+            hits = [v == wanted if exact else param_matches(v, wanted) for v in self.values]
+            self._matching[key] = np.array([*hits, False], dtype=bool)
+        return self._matching[key]
+
+
+class _Columns:
+    """A DataFrame's columns factorized on first use, shared by every :class:`Table` made
+    from it."""
+
+    __slots__ = ("coded", "frame", "units")
+
+    def __init__(self, frame: pd.DataFrame) -> None:
+        self.frame = frame
+        self.coded: dict[str, tuple[np.ndarray, _Levels]] = {}
+        self.units: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+
+    def column(self, name: str) -> tuple[np.ndarray, _Levels]:
+        if name not in self.coded:
+            import pandas as pd
+
+            codes, uniques = pd.factorize(self.frame[name], use_na_sentinel=True)
+            self.coded[name] = (np.asarray(codes, dtype=np.intp), _Levels(list(uniques)))
+        return self.coded[name]
+
+
+class Table:
+    """A claim's rows with the operations its kinds, controls and rivals need (select,
+    swap, permute, per-unit means) on integer codes: each column of the rows is factorized
+    once per claim, and a control's draw or a rival's placing is a new array of codes,
+    never a new DataFrame. :meth:`frame` gives the rows as a DataFrame (what
+    ``Select.rows`` and ``swap`` would give) for code that reads one.
+
+    >>> import pandas as pd
+    >>> rows = pd.DataFrame({"method": ["a", "a", "b", "b"], "seed": [0, 1, 0, 1],
+    ...                      "err": [0.1, 0.3, 0.5, 0.7]})
+    >>> swapped = Table(rows).swap(Select("b"), Select("a"))
+    >>> swapped.frame()["method"].tolist(), swapped.unit_means("err", "seed")[1].tolist()
+    (['b', 'b', 'a', 'a'], [0.5, 0.7])
+    """
+
+    __slots__ = ("_own", "columns", "index", "renumbered")
+
+    def __init__(
+        self,
+        frame: pd.DataFrame | _Columns,
+        index: np.ndarray | None = None,
+        own: dict[str, tuple[np.ndarray, _Levels]] | None = None,
+        renumbered: bool = False,
+    ) -> None:
+        self.columns = frame if isinstance(frame, _Columns) else _Columns(frame)
+        self.index = np.arange(len(self.columns.frame)) if index is None else index
+        self._own = own or {}
+        self.renumbered = renumbered
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._own or name in self.columns.frame.columns
+
+    def names(self) -> list[str]:
+        """The column names: the frame's, then any these rows added."""
+        return list(dict.fromkeys([*self.columns.frame.columns, *self._own]))
+
+    def column(self, name: str) -> tuple[np.ndarray, _Levels]:
+        """``(codes, levels)`` of column ``name`` over these rows (code -1: missing)."""
+        if name in self._own:
+            return self._own[name]
+        if name not in self.columns.frame.columns:  # a column another table of the frame has
+            return np.full(len(self), -1, dtype=np.intp), _Levels([])
+        codes, levels = self.columns.column(name)
+        return codes[self.index], levels
+
+    def floats(self, name: str) -> np.ndarray:
+        """Column ``name`` as floats, shape (len(self),)."""
+        codes, levels = self.column(name)
+        return levels.floats()[codes]
+
+    def mask(self, select: Select) -> np.ndarray:
+        """What ``select.mask`` gives on :meth:`frame`, as a boolean array."""
+        keep = np.ones(len(self), dtype=bool)
+        for name, wanted in (("dataset", select.dataset), ("method", select.method)):
+            if wanted is not None:
+                codes, levels = self.column(name)
+                keep &= levels.matching(wanted, exact=True)[codes]
+        for prefix, params in (("dataset", select.dataset_params),
+                               ("method", select.method_params)):  # fmt: skip
+            for key, value in params.items():
+                name = f"{prefix}.{key}"
+                if name not in self:
+                    return keep & False
+                codes, levels = self.column(name)
+                keep &= levels.matching(value, exact=False)[codes]
+        return keep
+
+    def take(self, keep: np.ndarray) -> Table:
+        """The rows where ``keep`` (a boolean array) holds."""
+        own = {name: (codes[keep], levels) for name, (codes, levels) in self._own.items()}
+        return Table(self.columns, self.index[keep], own, self.renumbered)
+
+    def assign(self, name: str, codes: np.ndarray, levels: _Levels) -> Table:
+        """These rows with column ``name`` set to ``levels.values[codes]``."""
+        return Table(self.columns, self.index, {**self._own, name: (codes, levels)},
+                     self.renumbered)  # fmt: skip
+
+    def constant(self, name: str, value: Any) -> Table:
+        """These rows with column ``name`` set to ``value`` in every row."""
+        return self.assign(name, np.zeros(len(self), dtype=np.intp), _Levels([value]))
+
+    def concat(self, other: Table) -> Table:
+        """These rows, then ``other``'s (of the same frame), renumbered as
+        ``pd.concat(..., ignore_index=True)`` does."""
+        own = {}
+        for name in dict.fromkeys([*self._own, *other._own]):
+            (a, la), (b, lb) = self.column(name), other.column(name)
+            if la is lb:
+                own[name] = (np.concatenate([a, b]), la)
+                continue
+            merged = list(dict.fromkeys([*la.values.tolist(), *lb.values.tolist()]))
+            place = {v: i for i, v in enumerate(merged)}
+            remap_a = np.array([*(place[v] for v in la.values.tolist()), -1], dtype=np.intp)
+            remap_b = np.array([*(place[v] for v in lb.values.tolist()), -1], dtype=np.intp)
+            own[name] = (np.concatenate([remap_a[a], remap_b[b]]), _Levels(merged))
+        return Table(self.columns, np.concatenate([self.index, other.index]), own, True)
+
+    def swap(self, source: Select, target: Select) -> Table:
+        """What :func:`swap` gives, as a table.
+
+        :raises ValueError: ``source`` has no rows here.
+        """
+        moved = self.take(self.mask(source))
+        if not len(moved):
+            raise ValueError(f"no rows of {source} to put in the place of {target}")
+        if target.method is not None:
+            moved = moved.constant("method", target.method)
+        if target.dataset is not None:
+            moved = moved.constant("dataset", target.dataset)
+        for prefix, wanted in (("dataset", target.dataset_params),
+                               ("method", target.method_params)):  # fmt: skip
+            for key, value in wanted.items():
+                if not isinstance(value, (list, tuple, set, frozenset)):
+                    moved = moved.constant(f"{prefix}.{key}", str(value))
+        return self.take(~self.mask(target)).concat(moved)
+
+    def unit_means(self, metric: str, unit: str | Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """``(units, values)``: what :func:`unit_values` gives (its index and its values,
+        in unit order), as arrays."""
+        if metric not in self:
+            metrics = [c for c in self.names() if "." not in c or c.count(".") == 1]
+            raise ValueError(f"no metric column {metric!r} in the results (columns: "
+                             f"{', '.join(sorted(map(str, metrics))[:20])})")  # fmt: skip
+        codes, labels = self.unit_codes(unit)
+        values = self.floats(metric)
+        rows = codes >= 0
+        counted = rows & ~np.isnan(values)  # a mean skips missing values, as pandas' does
+        sums = np.bincount(codes[counted], values[counted], len(labels))
+        counts = np.bincount(codes[counted], minlength=len(labels))
+        present = np.bincount(codes[rows], minlength=len(labels)) > 0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return labels[present], sums[present] / counts[present]
+
+    def unit_codes(self, unit: str | Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """``(codes, labels)``: each row's unit, numbered in the sorted order of the units'
+        labels (``a|b`` for several columns), ``-1`` where a unit column is missing (rows
+        :func:`unit_values` leaves out); ``labels`` has shape (units,)."""
+        columns = _unit_columns(self.names(), unit)
+        missing = [c for c in columns if c not in self]
+        if missing:
+            raise ValueError(f"unit column(s) {missing} not in the results")
+        if not any(c in self._own for c in columns) and len(self.index) < len(self.columns.frame):
+            key = repr(columns)  # the frame's units, computed once, read at these rows
+            if key not in self.columns.units:
+                self.columns.units[key] = Table(self.columns).unit_codes(unit)
+            codes, labels = self.columns.units[key]
+            return codes[self.index], labels
+        parts = [self.column(c) for c in columns]
+        stacked = np.stack([codes for codes, _ in parts], axis=1)
+        rows = (stacked >= 0).all(axis=1)
+        present, inverse = np.unique(stacked[rows], axis=0, return_inverse=True)
+        words = [[str(v) for v in levels.values] for _, levels in parts]
+        labels = np.array(["|".join(words[i][d] for i, d in enumerate(row))
+                           for row in present.tolist()], dtype=object)  # fmt: skip
+        order = np.argsort(labels, kind="stable")
+        rank = np.empty(len(order), dtype=np.intp)
+        rank[order] = np.arange(len(order))
+        codes = np.full(len(self), -1, dtype=np.intp)
+        codes[rows] = rank[inverse.ravel()]
+        return codes, labels[order]
+
+    def groups(self, columns: Sequence[str]) -> list[np.ndarray]:
+        """The row positions of each group of equal ``columns`` values, in the groups'
+        sorted order, rows with a missing value left out: ``groupby(columns).indices``.
+
+        :raises KeyError: a column is not in the rows.
+        """
+        ranks = []
+        for name in columns:
+            if name not in self:
+                raise KeyError(name)
+            codes, levels = self.column(name)
+            order = np.argsort(levels.values, kind="stable")
+            rank = np.full(len(order) + 1, -1, dtype=np.intp)
+            rank[order] = np.arange(len(order))
+            ranks.append(rank[codes])
+        stacked = np.stack(ranks, axis=1)
+        rows = np.flatnonzero((stacked >= 0).all(axis=1))
+        _, inverse, counts = np.unique(stacked[rows], axis=0, return_inverse=True,
+                                       return_counts=True)  # fmt: skip
+        order = np.argsort(inverse.ravel(), kind="stable")
+        return np.split(rows[order], np.cumsum(counts)[:-1])
+
+    def frame(self) -> pd.DataFrame:
+        """These rows as a DataFrame."""
+        out = self.columns.frame.iloc[self.index]
+        if self._own:
+            out = out.copy()
+            import pandas as pd
+
+            for name, (codes, levels) in self._own.items():
+                values = np.append(levels.values, np.nan)[codes]
+                out[name] = pd.Series(values, index=out.index).infer_objects()
+        if self.renumbered:
+            out = out.reset_index(drop=True)
+        return out
