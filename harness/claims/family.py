@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from harness.claims.contract import Claim
 from harness.claims.hypotheses import ALPHA
-from harness.claims.isolation import call_isolated, claim_timeout
+from harness.claims.isolation import Isolated, call_isolated_each, claim_timeout
 from harness.stats import holm
 from harness.verdicts import Status, Verdict
 
@@ -53,9 +53,16 @@ def evaluate_claims(
     pool = list(dict.fromkeys([*registered, *asked]))
     limit = claim_timeout() if timeout is None else timeout
     verdicts: dict[type[Claim], Verdict] = {}
+    tasks: dict[tuple[str, ...], pd.DataFrame] = {}
     for family in _families(asked, pool if registered else asked):
         for cls in family:
-            verdicts[cls] = _evaluate(cls, _of_task(results, cls), limit, cls.name in anytime)
+            key = tuple(cls.tasks())
+            if key not in tasks:
+                tasks[key] = _of_task(results, cls)
+        calls = [(cls, tasks[tuple(cls.tasks())], cls.name in anytime) for cls in family]
+        outcomes = call_isolated_each(_build_and_evaluate, calls, timeout=limit)
+        for cls, outcome in zip(family, outcomes, strict=True):
+            verdicts[cls] = _verdict_of(cls, outcome)
         _adjust(family, verdicts)
     return [verdicts[cls] for cls in asked]
 
@@ -117,12 +124,9 @@ def _units_needed(cls: type[Claim], verdicts: dict[type[Claim], Verdict], size: 
     verdicts[cls] = v.replace(units_needed=max(needed, e.n + 1))
 
 
-def _evaluate(
-    cls: type[Claim], results: pd.DataFrame, timeout: float, anytime: bool = False
-) -> Verdict:
-    """``cls().evaluate(results)`` in isolation; ``error`` if it cannot be built, runs past
-    ``timeout`` or ends its process."""
-    outcome = call_isolated(_build_and_evaluate, cls, results, anytime, timeout=timeout)
+def _verdict_of(cls: type[Claim], outcome: Isolated) -> Verdict:
+    """The verdict ``cls().evaluate(results)`` gave in isolation; ``error`` if it could not
+    be built, ran past its time or ended its process."""
     if outcome.ok and isinstance(outcome.value, Verdict):
         return outcome.value
     task = cls.tasks()[0] if getattr(cls, "task", None) else ""
@@ -151,6 +155,10 @@ def max_units(cls: type[Claim]) -> int:
 
 
 def _of_task(results: pd.DataFrame, cls: type[Claim]) -> pd.DataFrame:
+    """The rows of ``cls``'s task, without the columns none of them fills (other tasks'
+    params and metrics): the table a claim reads is its task's whichever tasks the results
+    hold, as in its plugin's own suite."""
     if "task" not in results:
         return results
-    return results[results["task"].isin(cls.tasks())]
+    rows = results[results["task"].isin(cls.tasks())]
+    return rows.loc[:, rows.notna().any().to_numpy()]
