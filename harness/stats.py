@@ -368,17 +368,21 @@ def permutation_test(
 
 
 def holm(p_values: Sequence[float]) -> list[float]:
-    """Holm's step-down adjustment of ``p_values`` (statsmodels ``multipletests``);
-    ``nan`` entries are left as they are and not counted.
+    """Holm's step-down adjustment of ``p_values`` (statsmodels ``multipletests(method=
+    "holm")``'s arithmetic, without the ``gc.collect()`` it runs on every call: 0.6 s in
+    a process holding torch); ``nan`` entries are left as they are and not counted.
 
     >>> [round(p, 3) for p in holm([0.01, 0.04, float("nan"), 0.03])]
     [0.03, 0.06, nan, 0.06]
     """
-    from statsmodels.stats.multitest import multipletests
-
     p = np.asarray(p_values, dtype=float)
     out = p.copy()
     ok = np.isfinite(p)
     if ok.any():
-        out[ok] = multipletests(p[ok], method="holm")[1]
+        finite = p[ok]
+        order = np.argsort(finite)
+        stepped = np.maximum.accumulate(finite[order] * np.arange(finite.size, 0, -1))
+        adjusted = np.empty_like(finite)
+        adjusted[order] = np.minimum(stepped, 1.0)
+        out[ok] = adjusted
     return out.tolist()
