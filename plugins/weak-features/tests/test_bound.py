@@ -1,5 +1,5 @@
 """The paper's bound (authors' calc_bound.ipynb): its value and its parts. Whether it holds
-against the measured loss is the claim ``bound-holds-and-tracks-risk`` (test_claims.py)."""
+against the measured loss is the claim ``bound-holds-with-pilot-slack`` (test_claims.py)."""
 
 import itertools
 import math
