@@ -457,18 +457,3 @@ def test_min_seeds_counts_each_configuration_not_a_described_fact():
         **{"dataset.opponent": "0", "dataset.drawn": "x"})])  # fmt: skip
     (enough,) = evaluate_claims([NewBeatsOld], full)
     assert enough.status != Status.NOT_RUN, enough.reason
-
-
-def test_every_combination_of_list_valued_params_needs_cells():
-    """Two list-valued params are a grid: an opponent missing at one horizon is not run."""
-
-    class Grid(NewBeatsOld):
-        name = "grid"
-        requires = (Cells("d", ("new", "old"), {"opponent": ["a", "b"], "T": [1, 2]}),)
-
-    rows = [{"task": "t", "dataset": "d", "method": m, "seed": seed, "status": "ok",
-             "score": float(m == "new") + 0.1 * seed, "dataset.opponent": o, "dataset.T": str(t)}
-            for m in ("new", "old") for seed in range(3) for o in "ab" for t in (1, 2)
-            if (o, t) != ("b", 2)]  # fmt: skip
-    (verdict,) = evaluate_claims([Grid], pd.DataFrame(rows))
-    assert verdict.status == Status.NOT_RUN and "opponent=b, dataset.T=2" in verdict.reason

@@ -155,9 +155,11 @@ class Cells:
             if rows.empty:
                 out.append(f"{name}: 0 of {self.min_seeds} seeds")
                 continue
-            if lists:
-                out += [f"{name}: no cells with {combination}"
-                        for combination in _missing_combinations(rows, lists)]  # fmt: skip
+            for column, values in lists.items():
+                distinct = rows[column].drop_duplicates().tolist()
+                for value in values:
+                    if not any(param_matches(v, value) for v in distinct):
+                        out.append(f"{name}: no cells with {column}={value}")
             params = _configuration_columns(rows)
             if _fewest_seeds(rows, params) >= self.min_seeds:
                 continue
@@ -171,22 +173,6 @@ class Cells:
                     where = f" [{where}]" if where else ""
                     out.append(f"{name}{where}: {n} of {self.min_seeds} seeds")
         return out
-
-
-def _missing_combinations(rows: pd.DataFrame, lists: Mapping[str, Any]) -> list[str]:
-    """Each combination of the list-valued params' values (their cross product: every
-    opponent at every horizon) that no row of ``rows`` has, as ``a=1, b=2``."""
-    import itertools
-
-    columns = list(lists)
-    present = rows[columns].drop_duplicates().itertuples(index=False, name=None)
-    seen = list(present)
-    out = []
-    for combination in itertools.product(*(lists[c] for c in columns)):
-        if not any(all(param_matches(v, w) for v, w in zip(row, combination, strict=True))
-                   for row in seen):  # fmt: skip
-            out.append(", ".join(f"{c}={w}" for c, w in zip(columns, combination, strict=True)))
-    return out
 
 
 def _configuration_columns(rows: pd.DataFrame) -> list[str]:
