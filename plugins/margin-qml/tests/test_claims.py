@@ -1,50 +1,181 @@
-"""The claims of margin-qml: configuration-level statistics, controls, wrong variants, and
-the README's claim table rebuilt from the committed evidence."""
+"""The claims of margin-qml: the statistic, each rival and control failing, a wrong variant
+of each claim failing, and the README's tables rebuilt from the committed evidence."""
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import harness_margin_qml
 import numpy as np
 import pandas as pd
 import pytest
-from harness_margin_qml import claims as mc
+from harness_margin_qml import _claims as mc
+from harness_margin_qml import claims
 from harness_margin_qml._reference import authors_results
-from scipy.stats import binom
 
-from harness import stats as hstats
-from harness.claims import Greater, Status, evaluate_claims, verdicts_markdown
+from harness.claims import Greater, Status, TSample, evaluate_claims, verdicts_markdown
 
 PLUGIN = Path(__file__).parents[1]
 RESULTS = PLUGIN / "results"
-TRIALS = 200
-# A test at level 0.05 passes at most this many of 200 null trials (99% binomial band).
-BAND = int(binom.ppf(0.99, TRIALS, 0.05))
+SOURCE = PLUGIN / "src" / "harness_margin_qml"
+PAPER = [c for c in claims.CLAIMS if not c.exploratory]
 
 
 def evidence() -> pd.DataFrame:
-    frames = [pd.read_parquet(p) for p in sorted(RESULTS.glob("*.parquet"))]
-    return pd.concat(frames, ignore_index=True)
+    return pd.read_parquet(RESULTS / "margin-qml.parquet")
 
 
-def authors_r1() -> pd.DataFrame:
-    a = authors_results()
-    columns = ("margin-mean", "margin-q25", "margin-q50", *mc.PARAMETER_MEASURES)
-    return mc.configuration_models(a[a["dataset.noise"].eq("1.0")], columns)
+def verdicts(results: pd.DataFrame, only=None, family=claims.CLAIMS) -> dict:
+    """Verdicts of ``only`` (default: every claim), Holm over ``family``."""
+    asked = only or claims.CLAIMS
+    return {v.claim: v for v in evaluate_claims(asked, results, registered=family)}
 
 
-def readme_table() -> str:
+def alone(results: pd.DataFrame, claim) -> object:
+    """``claim``'s verdict evaluated as a family of one (a wrong variant's test)."""
+    return verdicts(results, [claim], [claim])[claim.name]
+
+
+def section(marker: str) -> str:
     text = (PLUGIN / "README.md").read_text()
-    start = text.index("<!-- claims:begin -->") + len("<!-- claims:begin -->")
-    return text[start : text.index("<!-- claims:end -->")].strip()
+    start = text.index(f"<!-- {marker}:begin -->") + len(f"<!-- {marker}:begin -->")
+    return text[start : text.index(f"<!-- {marker}:end -->")].strip()
 
 
-def test_plugin_contributes_every_claim_once():
+@pytest.fixture(scope="module")
+def committed() -> dict:
+    return verdicts(evidence())
+
+
+def test_plugin_contributes_every_claim_once_in_one_family():
     names = [c.name for c in harness_margin_qml.harness_claims()]
-    assert names == [c.name for c in mc.CLAIMS]
-    assert len(set(names)) == len(names)
-    assert all(c.unit in {"configuration", "seed"} for c in mc.CLAIMS)
+    assert names == [c.name for c in claims.CLAIMS] and len(set(names)) == len(names)
+    assert {c.family_name() for c in PAPER} == {"harness_margin_qml"}
+    assert all(c.declaration_problems() == [] for c in claims.CLAIMS)
+
+
+def test_claims_are_declarations_without_an_import_circle():
+    """claims.py is at most 250 lines; claims and reports do not import each other, and
+    _engine does not import methods (which imports it)."""
+
+    def imports(module: str) -> set[str]:
+        tree = ast.parse((SOURCE / f"{module}.py").read_text())
+        return {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+
+    assert len((SOURCE / "claims.py").read_text().splitlines()) <= 250
+    assert "harness_margin_qml.reports" not in imports("claims")
+    assert "harness_margin_qml.claims" not in imports("reports")
+    assert "harness_margin_qml.methods" not in imports("_engine")
+
+
+def test_readme_claim_table_is_the_verdicts_of_the_committed_evidence(committed):
+    assert section("claims") == verdicts_markdown(list(committed.values())).strip()
+    status = {name: v.status for name, v in committed.items()}
+    assert Status.ERROR not in status.values()
+    assert status["mean-margin-beats-parameters-cluster-10q-r1"] == Status.NOT_RUN
+    assert status["q1-beats-parameters-tfim-10q"] == Status.NOT_RUN
+
+
+def test_one_claim_asked_alone_gets_the_verdict_of_the_family(committed):
+    """Holm counts the whole family whichever claims a command asks for."""
+    alone = verdicts(evidence(), [claims.NqeRaisesTraceDistance])
+    assert alone["nqe-raises-trace-distance"] == committed["nqe-raises-trace-distance"]
+
+
+def test_every_control_of_the_committed_evidence_is_a_distribution_that_fails(committed):
+    for name in ("mean-margin-beats-parameters-cluster-8q-r1", "nqe-raises-trace-distance"):
+        control = committed[name].control
+        assert control.draws >= 20, name
+        assert control.status == Status.NOT_REPRODUCED, (name, control.summary)
+        assert control.failed >= 0.95, name
+
+
+def test_nqe_rival_fails_and_the_claim_is_reproduced(committed):
+    v = committed["nqe-raises-trace-distance"]
+    (rival,) = v.rivals.values()
+    assert rival.status == Status.NOT_REPRODUCED and rival.estimate.estimate < 0
+    assert v.status == Status.REPRODUCED
+
+
+def test_nqe_claim_fails_when_the_nqe_gains_less_than_the_margin():
+    """Wrong variant: an NQE whose trace distance is the IQP's + 0.01 (below 0.05)."""
+    rows = evidence()
+    iqp = rows[rows["method"].eq("iqp-embedding")].set_index("seed")["trace-distance"]
+    nqe = rows["method"].eq("nqe") & rows["method.pretrain_steps"].eq("1000")
+    rows.loc[nqe, "trace-distance"] = rows.loc[nqe, "seed"].map(iqp).to_numpy() + 0.01
+    assert alone(rows, claims.NqeRaisesTraceDistance).status == Status.NOT_REPRODUCED
+
+
+@pytest.mark.parametrize(
+    "variant, expected",
+    [("parameter-count", Status.NOT_REPRODUCED), ("minus-gap", Status.NOT_REPRODUCED)],
+)
+def test_comparison_fails_on_a_wrong_measure(variant, expected):
+    """Wrong variants of the margin: the parameter count itself (no advantage: every
+    pseudo-value 0) and the gap reversed (the worst predictor)."""
+    rows = evidence()
+    for layers in (1, 2, 3, 4):
+        source = rows[f"{mc.GAP}.L{layers}"]
+        if variant == "parameter-count":
+            source = rows[f"parameter-count.L{layers}"]
+        rows[f"margin-mean.L{layers}"] = -source if variant == "minus-gap" else source
+    assert alone(rows, claims.MeanMarginBeatsParametersCluster8q).status == expected
+
+
+def test_comparison_passes_where_the_measure_is_the_gap_itself():
+    """The test can say yes: synthetic architectures where the measure ranks the gap
+    perfectly and the parameter count only loosely."""
+    rng = np.random.default_rng(0)
+    gap = rng.normal(size=12)
+    params = gap + rng.normal(scale=1.5, size=12)
+    sample = TSample.of(mc.pseudo_values(gap, gap.copy(), params))
+    assert Greater(0.0).status(sample) == Status.REPRODUCED
+
+
+def test_pseudo_values_are_the_direct_leave_one_out_jackknife():
+    rng = np.random.default_rng(1)
+    gap, measure, rival = rng.normal(size=(3, 9))
+    measure[2] = measure[5]  # a tie
+    fast = mc.pseudo_values(gap, measure, rival, sign=-1.0)
+
+    def d(keep):
+        return -(mc.tau_b(measure[keep], gap[keep]) - mc.tau_b(rival[keep], gap[keep]))
+
+    full = d(np.arange(9))
+    slow = [9 * full - 8 * d(np.delete(np.arange(9), i)) for i in range(9)]
+    assert fast == pytest.approx(slow, abs=1e-12)
+    assert mc.tau_b(measure, gap) == pytest.approx(
+        pd.Series(measure).corr(pd.Series(gap), method="kendall"), abs=1e-12
+    )
+
+
+def test_comparison_holds_its_level_when_the_margin_has_no_advantage():
+    """300 simulated suites (12 architectures, both measures at tau 0.7 with the gap): the
+    claim's test says yes in at most 5% (level 0.025)."""
+    rng = np.random.default_rng(2)
+    gap, measure, params = np.moveaxis(mc.synthetic_means(0.7, 0.7, 12, rng, 300), 1, 0)
+    hits = sum(Greater(0.0).status(TSample.of(p)) == Status.REPRODUCED
+               for p in mc.pseudo_values(gap, measure, params))  # fmt: skip
+    assert hits <= 15, hits
+
+
+def test_random_per_architecture_keeps_one_value_per_architecture():
+    rows = mc.random_per_architecture(evidence(), "margin-mean", np.random.default_rng(3))
+    rows = rows[rows["dataset"].eq("cluster-phases")]
+    per = rows.groupby(["method", "method.shared", "method.layers"], dropna=False)["margin-mean"]
+    assert (per.nunique() == 1).all() and per.ngroups == 12
+
+
+def test_readme_power_table_is_the_committed_simulation():
+    power = pd.read_csv(RESULTS / "power.csv")
+    assert section("power") == mc.power_markdown(power)
+    assert set(power["claim"]) == {c.name for c in claims.CLAIMS}
+    assert (power["size"] <= 0.05).all()
+
+
+def test_readme_per_noise_table_is_the_authors_data():
+    assert section("per-r") == mc.configuration_markdown(mc.configuration_table(authors_results()))
 
 
 def test_authors_parquet_is_the_packaged_reference():
@@ -52,164 +183,11 @@ def test_authors_parquet_is_the_packaged_reference():
     pd.testing.assert_frame_equal(stored, authors_results(), check_dtype=False)
 
 
-def test_readme_claim_table_is_the_verdicts_of_the_committed_evidence():
-    verdicts = evaluate_claims(mc.CLAIMS, evidence())
-    assert readme_table() == verdicts_markdown(verdicts).strip()
-    by_name = {v.claim: v for v in verdicts}
-    extra = by_name["margins-beat-parameters-authors-r1"].estimate.extra
-    excess = ", ".join(f"{extra['excess ' + c]:+.2f}" for c in mc.PARAMETER_MEASURES)
-    assert f"{excess} bits for #params, eff>0.1, eff>0.01" in (PLUGIN / "README.md").read_text()
-    status = {v.claim: v.status for v in verdicts}
-    assert Status.ERROR not in status.values()
-    assert status["margin-information-authors-r1"] == Status.REPRODUCED
-    # the paper-scale re-training has no committed rows: not run, never "absent"
-    assert status["margin-information-cluster-10q-r1"] == Status.NOT_RUN
-
-
-def test_readme_power_table_is_the_committed_simulation():
-    text = (PLUGIN / "README.md").read_text()
-    start = text.index("<!-- power:begin -->") + len("<!-- power:begin -->")
-    table = text[start : text.index("<!-- power:end -->")].strip()
-    assert table == mc.power_markdown(pd.read_csv(RESULTS / "power.csv"))
-
-
-def test_readme_per_noise_table_is_the_authors_data():
-    text = (PLUGIN / "README.md").read_text()
-    start = text.index("<!-- per-r:begin -->") + len("<!-- per-r:begin -->")
-    table = text[start : text.index("<!-- per-r:end -->")].strip()
-    frame = pd.read_parquet(RESULTS / "authors-cluster-10q.parquet")
-    assert table == mc.configuration_markdown(mc.configuration_table(frame))
-
-
-def test_vectorised_block_null_is_harness_permutation_test():
-    """block_mi_excess's null is the ``permute="between"`` test of harness.stats."""
-    models = authors_r1()
-    ours = mc.block_mi_excess(models, "margin-mean", permutations=2000)
-    bins = mc._bins(len(models))
-    gap = mc.bin_codes(models[mc.GAP].to_numpy(), bins)
-    table = np.zeros((models["config_index"].max() + 1, models["seed_index"].max() + 1), int)
-    table[models["config_index"], models["seed_index"]] = gap
-    seeds = models["seed_index"].to_numpy()
-
-    def mi(configs, codes):
-        return float(mc.mi_from_codes(codes.astype(int), table[configs, seeds], bins))
-
-    measure = mc.bin_codes(models["margin-mean"].to_numpy(), bins).astype(float)
-    configs = models["config_index"].to_numpy()
-    theirs = hstats.permutation_test(mi, configs, measure, configs, "between", 2000)
-    assert ours.extra["mi_bits"] == pytest.approx(theirs.estimate)
-    assert ours.extra["null_mean"] == pytest.approx(theirs.extra["null_mean"], abs=0.01)
-    assert ours.p_value < 0.01 and theirs.p_value < 0.01
-
-
-def _reproduced(models: pd.DataFrame, permute: str, seed: int) -> bool:
-    e = mc.block_mi_excess(models, "margin-mean", permutations=100, seed=seed, permute=permute)
-    return Greater(0.0).decide(e) == Status.REPRODUCED
-
-
-def test_negative_controls_pass_at_most_at_alpha_with_the_configuration_null():
-    """On the authors' 75 models at r = 1, the margin replaced by (a) one random number per
-    configuration and (b) uniform noise per model: each "reproduced" in at most BAND of 200
-    trials (the claim's one-sided level is 0.025)."""
-    models = authors_r1()
-    rng = np.random.default_rng(0)
-    n_config = models["config_index"].max() + 1
-    per_config = per_model = 0
-    for trial in range(TRIALS):
-        fake = models.assign(**{"margin-mean": rng.random(n_config)[models["config_index"]]})
-        per_config += _reproduced(fake, "configurations", trial)
-        fake = models.assign(**{"margin-mean": rng.random(len(models))})
-        per_model += _reproduced(fake, "configurations", trial)
-    assert per_config <= BAND and per_model <= BAND, (per_config, per_model, BAND)
-    readme = (PLUGIN / "README.md").read_text()
-    assert f"configuration-level null in {per_config} of 200" in readme
-    assert f"configuration-level null: in {per_model} of 200" in readme
-    assert f"(at most\n{BAND} of 200)" in readme
-
-
-def test_model_level_null_fails_the_random_per_configuration_control():
-    """The wrong variant (gap permuted across models, as the earlier report did) passes the
-    random-number-per-configuration control far more often than its level allows."""
-    models = authors_r1()
-    rng = np.random.default_rng(0)
-    n_config = models["config_index"].max() + 1
-    hits = 0
-    for trial in range(TRIALS):
-        fake = models.assign(**{"margin-mean": rng.random(n_config)[models["config_index"]]})
-        hits += _reproduced(fake, "models", trial)
-    assert hits > BAND, (hits, BAND)
-    assert f"model-level\n  null in {hits} of 200" in (PLUGIN / "README.md").read_text()
-
-
-def test_positive_control_at_tau_0_4_is_detected_and_can_fail():
-    """Synthetic configurations (15 x 5, ICC 0.5): at Kendall τ 0.4 the claim's test detects
-    the link in most trials but not all (results/power.csv has the full table)."""
-    rng = np.random.default_rng(1)
-    hits = sum(
-        _reproduced(mc.synthetic_models(0.4, 15, 5, 0.5, rng), "configurations", t)
-        for t in range(40)
-    )
-    assert 12 <= hits < 40, hits
-
-
-def test_point_comparison_is_fooled_where_the_interval_is_not():
-    """Two measures with equal information about the gap (τ 0.4 each): the earlier verdict
-    ("margin excess larger than parameter excess") says yes about half the time; the
-    bootstrap interval over configurations rarely excludes 0."""
-    rng = np.random.default_rng(2)
-    point = interval = 0
-    trials = 20
-    for t in range(trials):
-        models = mc.synthetic_models(0.4, 15, 5, 0.5, rng)
-        rho = np.sin(np.pi * 0.4 / 2)
-        noise = rng.standard_normal(len(models)) * np.sqrt(1 - rho**2)
-        models["parameter-count"] = rho * models[mc.GAP] + noise
-        e = mc.excess_difference(models, ("margin-mean",), ("parameter-count",), 200, 10, t)
-        point += e.estimate > 0
-        interval += Greater(0.0).decide(e) == Status.REPRODUCED
-    assert point >= trials // 4, point
-    assert interval <= 2, interval
-    text = (PLUGIN / "README.md").read_text()
-    assert f"says yes in {point} of 20 trials, the\nbootstrap interval in {interval} of 20" in text
-
-
-@pytest.mark.parametrize(
-    "claim",
-    [mc.AuthorsMarginInformation, mc.AuthorsMarginsBeatParameters],
-    ids=lambda c: c.name,
-)
-def test_authors_claims_fail_on_the_wrong_variant(claim):
-    """Margins replaced by uniform noise per model: the claim is not reproduced."""
-    a = authors_results()
-    rng = np.random.default_rng(3)
-    for column in ("margin-mean", "margin-q25", "margin-q50"):
-        a[column] = rng.random(len(a))
-    rows, _ = claim().selected(a)
-    assert claim.hypothesis.decide(claim().statistic(rows)) != Status.REPRODUCED
-
-
-def test_margins_beat_parameters_fails_when_the_margin_is_a_parameter_count():
-    """The margins replaced by the parameter count itself (no more information than the
-    parameter family): not reproduced."""
-    a = authors_results()
-    for column in ("margin-mean", "margin-q25", "margin-q50"):
-        a[column] = a["parameter-count"]
-    claim = mc.AuthorsMarginsBeatParameters()
-    rows, _ = claim.selected(a)
-    assert claim.hypothesis.decide(claim.statistic(rows)) != Status.REPRODUCED
-
-
-def test_tfim_and_nqe_claims_fail_on_the_wrong_variant():
-    results = evidence()
-    tfim = results[results["dataset"].eq("tfim-phases")].copy()
-    rng = np.random.default_rng(4)
-    for column in [c for c in tfim if c.startswith("margin-q25")]:
-        tfim[column] = rng.random(len(tfim))
-    claim = mc.TfimTau8q()
-    assert claim.hypothesis.decide(claim.statistic(claim.selected(tfim)[0])) != Status.REPRODUCED
-    digits = results[results["dataset"].eq("digits-binary")].copy()
-    iqp = digits[digits["method"].eq("iqp-embedding")].set_index("seed")["trace-distance"]
-    is_nqe = digits["method"].eq("nqe")
-    digits.loc[is_nqe, "trace-distance"] = digits.loc[is_nqe, "seed"].map(iqp).to_numpy()
-    claim = mc.NqeTraceDistance()
-    assert claim.hypothesis.decide(claim.statistic(claim.selected(digits)[0])) != Status.REPRODUCED
+def test_architecture_means_refuse_fewer_than_three_architectures():
+    rows = mc.expand_groups(evidence())
+    two = rows[rows["method"].eq("qcnn") & rows["method.layers"].isin([1, 2])
+               & rows["method.shared"].eq("true")]  # fmt: skip
+    with pytest.raises(ValueError, match="needs >= 3, got 2"):
+        mc.architecture_means(two, (mc.GAP, "margin-mean"))
+    with pytest.raises(ValueError, match="no column 'no-such-metric'"):
+        mc.architecture_means(rows, (mc.GAP, "no-such-metric"))

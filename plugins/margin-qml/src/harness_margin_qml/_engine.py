@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 import torch
@@ -21,10 +21,21 @@ from harness_margin_qml import _sim as sim
 from harness_margin_qml._training import fit, plateaued, retained_heap_if
 from harness_margin_qml.data import QMLData, QNNOutput
 
-if TYPE_CHECKING:
-    from harness_margin_qml.methods import _TrainParams
-
 __all__ = ["mlp", "pretrain_nqe", "train", "train_group", "train_iqp"]
+
+
+class _TrainParams(Protocol):
+    """What training reads of a method's ``Params`` (``methods._TrainParams``; a protocol,
+    so that this module does not import ``methods``, which imports it)."""
+
+    lr: float
+    max_steps: int
+    window: int
+    loss: str
+    batch_size: int
+    precision: str
+    retain_heap: bool
+
 
 _REAL = {"complex64": torch.float32, "complex128": torch.float64}
 

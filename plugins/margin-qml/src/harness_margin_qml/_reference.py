@@ -38,8 +38,8 @@ def authors_cluster_10q() -> pd.DataFrame:
 def authors_results() -> pd.DataFrame:
     """:func:`authors_cluster_10q` as a ``harness results`` table: ``task`` added, params as
     strings (``dataset.noise`` ``"1.0"``, ``method.layers`` ``"9"``, ...) and
-    ``dataset.source`` = ``"takh04/Q-margin"``, which the claims on the authors' data
-    require and no suite's cell has.
+    ``dataset.source`` = ``"takh04/Q-margin"`` (no suite's cell has it: these rows are no
+    harness cells, and no claim reads them; ``results/README.md`` describes them).
 
     Returns
     -------

@@ -9,7 +9,6 @@ the excess MI with a family-wise permutation p-value (:mod:`harness_margin_qml._
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
@@ -17,6 +16,7 @@ import numpy as np
 
 from harness import Curve, LazyModule, Report
 from harness_margin_qml import _stats as stats
+from harness_margin_qml._claims import configuration_table, expand_groups
 from harness_margin_qml._stats import histogram_mi
 
 pd = LazyModule("pandas")
@@ -158,56 +158,6 @@ def margin_verdict(
         "alpha": alpha,
         "margins predict better": wins,
     }
-
-
-# ``<metric>.L<k>`` or ``<metric>.L<k>.<sub>``: a member of a group cell (QNNGroupOutput).
-_MEMBER = re.compile(r"^(?P<metric>[a-z0-9-]+)\.L(?P<layers>\d+)(?P<sub>\..+)?$")
-
-
-def expand_groups(results: pd.DataFrame) -> pd.DataFrame:
-    """One row per model: each group cell's row becomes one row per member.
-
-    A group cell (``qcnn-group``, ``strongly-entangling-group``) logs every metric of member
-    ``L<k>`` as ``<metric>.L<k>`` (``<metric>.L<k>.<sub>`` for several values). Its member
-    rows keep the cell's other columns, get the metric columns under their plain names,
-    ``method.layers = k``, ``method`` without the ``-group`` suffix (the member is exactly
-    the single-model cell) and ``group_cell`` = the group cell's hash.
-
-    Parameters
-    ----------
-    results : pandas.DataFrame
-        The harness results, one row per cell.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Single-model rows unchanged, then the member rows.
-    """
-    member_cols = {c: m for c in results.columns if (m := _MEMBER.match(str(c)))}
-    if not member_cols:
-        return results
-    is_group = results[list(member_cols)].notna().any(axis=1)
-    singles = results[~is_group].drop(columns=list(member_cols))
-    groups = results[is_group]
-    base = groups.drop(columns=list(member_cols))
-    parts = [singles]
-    for layers in sorted({int(m["layers"]) for m in member_cols.values()}):
-        cols = {
-            c: m["metric"] + (m["sub"] or "")
-            for c, m in member_cols.items()
-            if int(m["layers"]) == layers
-        }
-        values = groups[list(cols)].rename(columns=cols)
-        present = values.notna().any(axis=1)
-        part = base[present].copy()
-        for col in values:
-            part[col] = values.loc[present, col]
-        part["method.layers"] = layers
-        part["method"] = part["method"].astype(str).str.removesuffix("-group")
-        if "cell_hash" in part:
-            part["group_cell"] = part["cell_hash"]
-        parts.append(part)
-    return pd.concat(parts, ignore_index=True)
 
 
 def _prepare(results: pd.DataFrame) -> pd.DataFrame:
@@ -388,8 +338,9 @@ class MarginCorrelation(Report):
         pooled: do margins predict the gap better than parameter counts, from the
         null-corrected figures; **model-level** null, which treats the models of one
         configuration as independent: descriptive only), ``configuration-level`` (the
-        claims' statistics per dataset, qubits and r, configurations as the units:
-        :func:`claims.configuration_table`), ``accuracy`` (mean train/test accuracy, gap and Q2 per
+        claims' tau-b over architecture means per dataset, qubits and r, with the jackknife
+        intervals of the margins' advantage over the parameter count:
+        :func:`_claims.configuration_table`), ``accuracy`` (mean train/test accuracy, gap and Q2 per
         method, layers and noise) and ``scatter`` (figure; ``scatter-<dataset>`` for each
         dataset when there are several).
     """
@@ -407,8 +358,6 @@ class MarginCorrelation(Report):
         out: dict[str, object] = {"generalisation-measures": measures, "claim": claim}
         if TEST in df:
             out["test-accuracy-measures"] = measure_table(df, TEST, n_boot=0, prepared=True)[0]
-        from harness_margin_qml.claims import configuration_table
-
         if {"dataset.n_qubits", "dataset.noise", "method.layers"} <= set(results.columns):
             out["configuration-level"] = configuration_table(results)
         out["accuracy"] = _accuracy_table(df)
