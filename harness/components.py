@@ -22,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+import re
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -47,6 +48,7 @@ __all__ = [
     "params_fields",
     "type_adapter",
     "validate_params",
+    "visible",
 ]
 
 # Columns every results table holds besides the metrics (``Tracker.results``): a metric may
@@ -71,6 +73,26 @@ RESULT_COLUMNS = (
     "seed",
 )
 RESERVED_METRIC_NAMES = frozenset({*RESULT_COLUMNS, "seeds", "time", "metric", "skipped"})
+
+# What a terminal or a document could obey in a text from a plugin, a suite or a store: C0
+# controls but tab and newline (ESC starts ANSI and OSC sequences), DEL, C1 (CSI, OSC, ST as
+# single characters), the bidirectional overrides and isolates (a right-to-left override
+# reorders the rest of the line), zero-width characters and the line and paragraph separators
+_OBEYED = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]"
+)
+
+
+def visible(text: str) -> str:
+    """``text`` with every character a terminal or a viewer would obey rather than show
+    written as its Python escape (``\\x1b``, ``\\u202e``): shown, never obeyed. Tab and
+    newline are kept. Every text from a plugin, a suite or a store passes here before it is
+    printed (``harness.cli.common``) or written into a report.
+
+    >>> visible("ok\\x1b]0;title\\x07 \\u202eevil\\n")
+    'ok\\\\x1b]0;title\\\\x07 \\\\u202eevil\\n'
+    """
+    return _OBEYED.sub(lambda m: ascii(m.group())[1:-1], text)
 
 
 class Skip(Exception):  # noqa: N818 - the name is the contract (benchopt's skip())

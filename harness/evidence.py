@@ -5,6 +5,7 @@ from ``harness results`` exports (``harness claims --results``), checked against
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -23,8 +24,13 @@ __all__ = [
     "of_cells",
     "read_results",
     "registered",
+    "spreadsheet_safe",
     "suite_claims",
 ]
+
+RESULTS_MAX_BYTES = 1 << 30
+"""The largest export ``--results`` reads (1 GiB; the committed evidence of a paper is
+kilobytes): a bigger file is refused before a byte of it is read."""
 
 
 def claims_for_cells(claims: Iterable[type[Claim]], cells: Sequence[Any]) -> list[type[Claim]]:
@@ -121,6 +127,13 @@ def read_results(path: str | Any) -> pd.DataFrame:
     file = Path(path)
     if not file.is_file():
         raise SuiteError(f"--results {file}: no such file (make one with 'harness results').")
+    size = file.stat().st_size
+    if size > RESULTS_MAX_BYTES:
+        raise SuiteError(
+            f"--results {file} is {size / 2**30:,.1f} GiB, over the {RESULTS_MAX_BYTES >> 30} GiB"
+            " an export may hold: is it a 'harness results' export? Export fewer cells"
+            " (--seeds, --dataset, --method) or split it into several --results files."
+        )
     try:
         if file.suffix == ".parquet":
             frame = pd.read_parquet(file)
@@ -143,12 +156,82 @@ def read_results(path: str | Any) -> pd.DataFrame:
     if not needed <= set(frame.columns):
         missing = ", ".join(sorted(needed - set(frame.columns)))
         raise SuiteError(f"--results {file} is not a 'harness results' export (no {missing}).")
+    if file.suffix == ".csv":
+        frame = frame.apply(lambda c: c if pd.api.types.is_numeric_dtype(c) else c.map(_unquoted))
     for column in [c for c in frame.columns if c.startswith(_PARAMS)]:
         frame[column] = frame[column].map(_param_text)  # as the store gives them: strings
-    return _whole_rows(frame, file)
+    return _typed(_whole_rows(frame, file), file)
 
 
 _PARAMS = ("dataset.", "method.")
+
+_TEXT = ("status",)  # names and ids may read as numbers from a CSV ("123"): compared as text
+
+
+def _typed(frame: pd.DataFrame, file: Any) -> pd.DataFrame:
+    """``frame`` with its ``seed`` as whole numbers, once each identity column is checked to
+    hold what an export writes: whole seeds in [0, 2^32), a status in text.
+
+    :raises SuiteError: the first value of another type, naming the file, its row, its
+        column and the value (``seed`` ``1.5``, a ``status`` that is a number).
+    """
+    import pandas as pd
+
+    def refuse(column: str, row: int, value: Any, expected: str) -> SuiteError:
+        shown = repr(value)[:60]
+        return SuiteError(
+            f"--results {file}: row {row + 1}, column {column}: expected {expected}, got"
+            f" {shown}; export it again with 'harness results'."
+        )
+
+    seeds = pd.to_numeric(frame["seed"], errors="coerce").astype("Float64")
+    whole = seeds.notna() & (seeds % 1 == 0) & (seeds >= 0) & (seeds < 2**32)
+    if not whole.all():
+        row = int((~whole).to_numpy().argmax())
+        raise refuse("seed", row, frame["seed"].iloc[row], "a whole number in [0, 2^32)")
+    for column in [c for c in _TEXT if c in frame.columns]:
+        text = frame[column].map(lambda v: isinstance(v, str) or v is None or v is pd.NA)
+        if not text.all():
+            row = int((~text).to_numpy().argmax())
+            raise refuse(column, row, frame[column].iloc[row], "text")
+    return frame.assign(seed=seeds.astype("Int64"))
+
+
+_FORMULA = ("=", "+", "-", "@", "\t", "\r")
+"""What a spreadsheet reads as the start of a formula (OWASP, "CSV Injection")."""
+
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|[+-]?(inf|infinity|nan)", re.I)
+
+
+def _quoted(value: Any) -> Any:
+    """A CSV cell a spreadsheet shows as text: a text starting with ``=``, ``+``, ``-``,
+    ``@``, a tab or a carriage return (a formula, ``=HYPERLINK(...)``, ``-2+3+cmd|...``) is
+    prefixed with ``'``, as OWASP recommends, unless it is a plain number (``-0.5``); so is
+    one starting with ``'`` and then one of those, so that :func:`_unquoted` undoes exactly
+    what was added."""
+    if not isinstance(value, str):
+        return value
+    formula = value.startswith(_FORMULA) and not _NUMBER.fullmatch(value)
+    if formula or (value.startswith("'") and value[1:].startswith((*_FORMULA, "'"))):
+        return "'" + value
+    return value
+
+
+def _unquoted(value: Any) -> Any:
+    """A cell of a CSV export as it was before :func:`_quoted`."""
+    if isinstance(value, str) and value.startswith("'") and _quoted(value[1:]) != value[1:]:
+        return value[1:]
+    return value
+
+
+def spreadsheet_safe(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` as a CSV export writes it: every text cell that a spreadsheet would run as
+    a formula prefixed with ``'`` (OWASP's advice against CSV injection; :func:`_quoted`);
+    :func:`read_results` removes the prefix, so ``harness claims --results`` reads the
+    values the store holds."""
+    import pandas as pd
+
+    return frame.apply(lambda c: c if pd.api.types.is_numeric_dtype(c) else c.map(_quoted))
 
 
 def _whole_rows(frame: pd.DataFrame, file: Any) -> pd.DataFrame:

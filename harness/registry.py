@@ -43,7 +43,7 @@ KINDS: dict[str, type[Component]] = {
     "claim": Claim,
 }
 _HOOK_OF_KIND = {kind: f"harness_{kind}s" for kind in KINDS}
-_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+_NAME = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")  # whole names only: fullmatch (no "x\n")
 
 
 @dataclass(frozen=True)
@@ -414,7 +414,7 @@ def _add(registry: Registry, kind: str, cls: object, plugin: str, version: str) 
             f" harness.{base.__name__} (the class, not an instance)."
         )
     name = getattr(cls, "name", None)
-    if not isinstance(name, str) or not _NAME.match(name):
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
         raise PluginError(
             f"Plugin '{plugin}': {cls.__name__}.name must be lower-case words joined by '-',"
             f" got {name!r}."

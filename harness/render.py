@@ -12,10 +12,12 @@ macro.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness.components import visible
 from harness.lazy import LazyModule
 from harness.summary import format_number, noise_floor
 from harness.verdicts import HEADER, Verdict, count_line, legend, table_rows, verdicts_markdown
@@ -29,8 +31,10 @@ __all__ = [
     "Part",
     "Section",
     "anchor",
+    "fenced",
     "grid",
     "markdown_cell",
+    "markdown_text",
     "render",
 ]
 
@@ -123,10 +127,40 @@ def grid(table: pd.DataFrame) -> Grid:
     return Grid([str(c) for c in frame.columns], rows)
 
 
+_MARKUP = re.compile(r"([\\`\[\]<>|])")
+"""What would make Markdown of a text: a backslash, a code span, a link, raw HTML, a column."""
+
+_LEADING = re.compile(r"^([#>+=*-]|\d+(?=[.)]))")
+"""What makes a heading, a quote, a list item or a setext underline of a line's start."""
+
+
 def markdown_cell(value: str) -> str:
-    """A Markdown table cell: ``|`` escaped and line breaks as spaces, so that a label such
-    as ``mode=a|b`` stays in its column."""
-    return " ".join(value.splitlines()).replace("|", "\\|")
+    """A Markdown table cell shown as written: one line (line breaks as spaces), ``|``
+    escaped so that a label such as ``mode=a|b`` stays in its column, and every character
+    that would make a link, a code span or raw HTML escaped (``[x](javascript:...)``,
+    ``<img onerror>`` are printed, never followed), control characters as escapes."""
+    return _MARKUP.sub(r"\\\1", " ".join(visible(str(value)).splitlines()))
+
+
+def markdown_text(value: str) -> str:
+    """A text from a plugin, a suite or a store as one Markdown paragraph shown as written:
+    :func:`markdown_cell`, and a leading ``#``, ``>``, ``-``, ``1.`` escaped, so that it
+    never starts a heading, a quote or a list."""
+    text = markdown_cell(value).strip()
+    return _LEADING.sub(
+        lambda m: m.group() + "\\" if m.group()[0].isdigit() else "\\" + m.group(), text
+    )
+
+
+def fenced(text: str, info: str = "text") -> str:
+    """``text`` in a Markdown code block that no text can close: the fence is one backtick
+    longer than the longest run of backticks in ``text`` (CommonMark closes a fence only with
+    one at least as long), so a traceback holding a code fence stays inside it; control
+    characters as escapes."""
+    text = visible(text)
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{info}\n{text}\n{fence}"
 
 
 @functools.cache
@@ -145,6 +179,8 @@ def _environment(kind: str) -> Any:
     )
     env.filters["grid"] = grid
     env.filters["markdown_cell"] = markdown_cell
+    env.filters["markdown_text"] = markdown_text
+    env.filters["fenced"] = fenced
     env.globals.update(
         header=HEADER,
         table_rows=table_rows,

@@ -286,6 +286,13 @@ def write_method_plugin(name: str, task: str, parent: Path, registry: Registry) 
 
 
 def _new_folder(name: str, parent: Path) -> Path:
+    from harness.schema import NAME_MAX
+
+    if len(name) > NAME_MAX:  # it names the folder, the package and the suite (an experiment)
+        raise SuiteError(
+            f"Plugin name {name[:40]!r}... is {len(name):,} characters; use at most {NAME_MAX}"
+            " (it names the package, its folder and its suite's MLflow experiment)."
+        )
     if not re.fullmatch(r"[a-z][a-z0-9]*(-[a-z0-9]+)*", name):
         raise SuiteError(f"Plugin name {name!r}: use lower-case words joined by '-'.")
     folder = parent / name

@@ -70,8 +70,21 @@ def sqlite_path(uri: str) -> Path | None:
     ('mlflow/mlflow.db', '/tmp/m.db')
     >>> sqlite_path("sqlite://"), sqlite_path("http://localhost:5000")
     (None, None)
+
+    :raises StoreError: a query or fragment after the path (``sqlite:///m.db?mode=ro``):
+        harness opens the file itself, and would otherwise name a file ``m.db?mode=ro``.
     """
-    return Path(uri.removeprefix("sqlite:///")) if uri.startswith("sqlite:///") else None
+    if not uri.startswith("sqlite:///"):
+        return None
+    path = uri.removeprefix("sqlite:///")
+    if "?" in path or "#" in path:
+        cut = min(i for i in (path.find("?"), path.find("#")) if i >= 0)
+        raise StoreError(
+            f"Tracking URI {mask(uri)}: harness does not read a SQLite URI's query or fragment"
+            f" ({path[cut:][:80]!r}); it opens the file itself. Use sqlite:///{path[:cut]}"
+            " (a file name holding '?' or '#' cannot be given)."
+        )
+    return Path(path)
 
 
 def _scheme(uri: str) -> str:

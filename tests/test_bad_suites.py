@@ -93,14 +93,14 @@ def test_bad_suite_exits_2_with_one_message_and_writes_nothing(
     store, reports = tmp_path / "store", tmp_path / "reports"
     tic = time.perf_counter()
     expect, named, args = _expectation(case)
-    code, out, err = in_process(
+    code, out, err = in_process(  # the case's options last: its --tracking-uri wins
         "run",
         case.name,
-        *args,
         "--tracking-uri",
         f"sqlite:///{store}/mlflow.db",
         "--report-dir",
         str(reports),
+        *args,
     )
     elapsed = time.perf_counter() - tic
     assert code == 2, out + err

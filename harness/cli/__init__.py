@@ -18,10 +18,9 @@ from collections.abc import Sequence
 from typing import Any
 
 import click
-from rich.markup import escape
 
 from harness.cli.author import check_plugin, new_plugin
-from harness.cli.common import ExitCode, Session, err_console
+from harness.cli.common import ExitCode, Session, err_console, literal
 from harness.cli.listing import list_
 from harness.cli.read import claims, report, results, validate
 from harness.cli.run import run
@@ -61,15 +60,15 @@ def main(args: Sequence[str] | None = None, *, registry: Any = None) -> None:
         sys.exit(ExitCode.BAD_INPUT)
     except (SuiteError, PluginError) as err:
         text = "".join(c if c.isprintable() or c == "\n" else ascii(c)[1:-1] for c in str(err))
-        err_console.print(f"[bold red]error:[/] {escape(text)}", soft_wrap=True)  # no invisible
+        err_console.print(f"[bold red]error:[/] {literal(text)}", soft_wrap=True)  # no invisible
         sys.exit(ExitCode.BAD_INPUT)
     except HarnessError as err:
-        err_console.print(f"[bold red]error:[/] {escape(str(err))}", soft_wrap=True)
+        err_console.print(f"[bold red]error:[/] {literal(str(err))}", soft_wrap=True)
         sys.exit(ExitCode.FAILED)
     except PermissionError as err:  # the driver's own files (a cell's errors stay in the cell)
         where = err.filename or "a file"
         err_console.print(
-            f"[bold red]error:[/] cannot write {escape(str(where))}: {escape(err.strerror or '')}."
+            f"[bold red]error:[/] cannot write {literal(where)}: {literal(err.strerror or '')}."
             " Fix its permissions, or pass another --tracking-uri or --report-dir;"
             " finished cells are kept in the store.",
             soft_wrap=True,
@@ -87,7 +86,7 @@ def _interrupted(err: BaseException) -> None:
     what = "Terminated (SIGTERM)" if terminated else "Interrupted"
     note = getattr(err, "harness_note", None) or getattr(err.__context__, "harness_note", "")
     err_console.print(
-        f"[yellow]{what}: finished cells are kept in the store{escape(note)}.[/]",
+        f"[yellow]{what}: finished cells are kept in the store{literal(note)}.[/]",
         soft_wrap=True,
     )
     sys.exit(ExitCode.TERMINATED if terminated else ExitCode.INTERRUPTED)
@@ -102,7 +101,7 @@ def _connection_lost(err: Exception) -> None:
     first = str(err).strip().splitlines()[0][:300] if str(err).strip() else type(err).__name__
     err_console.print(
         "[bold red]error:[/] the tracking server stopped answering while harness was"
-        f" using it ({escape(first)}). Cells logged before are kept in the store; when"
+        f" using it ({literal(first)}). Cells logged before are kept in the store; when"
         " it answers again, run the same command: it resumes (a parent run left RUNNING"
         " is marked KILLED). MLflow retries each request first:"
         " MLFLOW_HTTP_REQUEST_MAX_RETRIES and MLFLOW_HTTP_REQUEST_TIMEOUT set how long.",

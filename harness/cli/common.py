@@ -4,7 +4,7 @@ plugins, the options that shape a suite and the helpers that print values as the
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 from pathlib import Path
@@ -13,13 +13,27 @@ from typing import Any
 import click
 from rich.console import Console
 from rich.markup import escape
+from rich.segment import Segment
 from rich.table import Table
 
+from harness.components import visible
 from harness.errors import StoreError, SuiteError
 
+
+class ShownConsole(Console):
+    """A rich console that shows every character it is given and obeys none: what is left
+    of a control character (ESC, OSC, C1, a bidi override) after the text was built is
+    written as its escape (:func:`harness.components.visible`) just before rich adds its
+    own styles. The net under :func:`plain` and :func:`literal`, which also escape markup."""
+
+    def _render_buffer(self, buffer: Iterable[Segment]) -> str:
+        shown = (s if s.control else Segment(visible(s.text), s.style) for s in buffer)
+        return super()._render_buffer(shown)
+
+
 # Wide tables stay readable in log files (rich would wrap them at 80 columns).
-console = Console(highlight=False, width=None if sys.stdout.isatty() else 200)
-err_console = Console(stderr=True, highlight=False)
+console = ShownConsole(highlight=False, width=None if sys.stdout.isatty() else 200)
+err_console = ShownConsole(stderr=True, highlight=False)
 
 
 class ExitCode(IntEnum):
@@ -152,8 +166,17 @@ def overrides(shape: dict[str, Any]) -> Any:
 def plain(*values: Any) -> list[str]:
     """``values`` as table cells shown as they are: rich reads ``[word]`` in a string as
     markup, so a docstring's ``[a, b]`` or a param value's ``[x]`` would vanish and a
-    ``[/]`` would raise ``MarkupError``; escaped, every bracket is printed."""
-    return [escape(str(v)) for v in values]
+    ``[/]`` would raise ``MarkupError``; escaped, every bracket is printed, and every
+    control character is written as its escape (:func:`literal`)."""
+    return [literal(v) for v in values]
+
+
+def literal(value: Any) -> str:
+    """``value`` as text for a rich console, shown and never obeyed: its markup escaped
+    (``[bold]`` printed as written) and its control characters written as escapes (an ESC
+    or OSC sequence, a right-to-left override: :func:`harness.components.visible`). Every
+    text from a plugin, a suite or a store is printed through it."""
+    return escape(visible(str(value)))
 
 
 def duration(seconds: float) -> str:

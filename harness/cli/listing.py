@@ -8,10 +8,9 @@ import typing
 from typing import Any
 
 import click
-from rich.markup import escape
 from rich.table import Table
 
-from harness.cli.common import console, get_registry, plain
+from harness.cli.common import console, get_registry, literal, plain
 
 
 @click.command("list")
@@ -42,7 +41,7 @@ def list_(tasks: tuple[str, ...]) -> None:
     for task in tasks or registry.tasks():
         if tasks:
             _print_task_types(registry, task)
-        table = Table(title=f"task: {escape(task)}")
+        table = Table(title=f"task: {literal(task)}")
         for col in ("kind", "name", "plugin", "what it is", "params: type = default"):
             table.add_column(col, overflow="fold")
         for kind, entries in registry.entries.items():
@@ -82,12 +81,12 @@ def _print_task_types(registry: Any, task: str) -> None:
 
     for role, kind in (("data", registry.data_type(task)), ("output", registry.output_type(task))):
         if kind is None:
-            console.print(f"[yellow]task {task}: no annotated {role} type[/]")
+            console.print(f"[yellow]task {literal(task)}: no annotated {role} type[/]")
             continue
         doc = (inspect.getdoc(kind) or "") if kind.__module__ != "builtins" else ""
         console.print(
-            f"[bold]task {escape(task)}, {role} type[/] {escape(_type_name(kind))}:"
-            f" {escape(doc.split(chr(10))[0])}",
+            f"[bold]task {literal(task)}, {role} type[/] {literal(_type_name(kind))}:"
+            f" {literal(doc.split(chr(10))[0])}",
             soft_wrap=True,
         )
         if not dataclasses.is_dataclass(kind):

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.markup import escape
 
 from harness.cli.common import (
     ExitCode,
@@ -19,6 +18,7 @@ from harness.cli.common import (
     err_console,
     existing_store,
     get_registry,
+    literal,
     load,
     overrides,
     report_folder,
@@ -46,10 +46,17 @@ def results(suite: str, fmt: str, out: str | None, tracking_uri: str | None, **s
     metrics, status, seconds, run id, plugin versions and git commit. The options that
     shaped the run (--seeds, --add-method, ...) select the same cells.
 
+    CSV is safe to open in a spreadsheet: a text cell starting with =, +, -, @, a tab or a
+    carriage return (a formula) is written with a leading ' (OWASP's advice against CSV
+    injection; a number such as -0.5 is left as it is), and 'harness claims --results'
+    removes it again. JSON keeps every digit of each float.
+
     Example: harness results suites/smoke.yaml --format parquet --out smoke.parquet
     """
     import json
 
+    from harness.components import visible
+    from harness.evidence import spreadsheet_safe
     from harness.summary import tidy_results
 
     _, spec = load(suite, overrides(shape))
@@ -60,21 +67,32 @@ def results(suite: str, fmt: str, out: str | None, tracking_uri: str | None, **s
         raise SuiteError(f"Suite '{spec.name}' has no runs in {tracker.uri}; run it first.")
     if fmt == "parquet" and out is None:
         raise click.UsageError("--format parquet needs --out FILE (it is a binary format).")
-    if fmt == "csv":
-        text = table.to_csv(index=False)
+    if fmt == "csv":  # formula-leading text prefixed with ' (OWASP): a spreadsheet shows it
+        text = spreadsheet_safe(table).to_csv(index=False)
     elif fmt == "json":
-        rows = json.loads(table.to_json(orient="records"))
-        text = json.dumps({"suite": spec.name, "config": spec.expanded, "rows": rows}, indent=1)
+        records = [{k: _json_value(v) for k, v in r.items()} for r in table.to_dict("records")]
+        text = json.dumps({"suite": spec.name, "config": spec.expanded, "rows": records}, indent=1)
     else:
         table.to_parquet(out, index=False)
     if fmt != "parquet":
-        if out is None:
-            click.echo(text, nl=False)
+        if out is None:  # on a terminal, a value's escape sequence is shown, never obeyed
+            click.echo(visible(text) if sys.stdout.isatty() else text, nl=False)
         else:
             Path(out).write_text(text)
     if out is not None:
-        err_console.print(f"{len(table)} cells of {escape(spec.name)} -> {escape(str(out))}")
+        err_console.print(f"{len(table)} cells of {literal(spec.name)} -> {literal(str(out))}")
     warn_missing(tracker, spec, rows, suite, "export")
+
+
+def _json_value(value: Any) -> Any:
+    """A cell of the JSON export: a float whole (``repr``, every digit: pandas' ``to_json``
+    keeps 10, and a claim read back from the export would differ from the store's), a
+    missing value as ``null``, numpy scalars as Python's."""
+    import pandas as pd
+
+    if value is None or (not isinstance(value, str | list | dict) and pd.isna(value)):
+        return None
+    return value.item() if hasattr(value, "item") else value
 
 
 @click.command()
@@ -98,7 +116,8 @@ def results(suite: str, fmt: str, out: str | None, tracking_uri: str | None, **s
 @click.option(
     "--strict-claims",
     is_flag=True,
-    help="Exit 3 when a claim is not reproduced, uninformative, not run or in error.",
+    help="Exit 3 when a claim is not reproduced, uninformative, not run or in error, or"
+    " when a task of the suite has no claim evaluated at all.",
 )
 @click.option("--tracking-uri", default=None, help="MLflow tracking URI.")
 @claim_timeout_option
@@ -128,7 +147,7 @@ def claims(
         for file in results_files:
             matched = check_results(read_results(file), registry, spec.cells, f"--results {file}")
             if matched.note:
-                err_console.print(f"[yellow]{escape(matched.note)}[/]")
+                err_console.print(f"[yellow]{literal(matched.note)}[/]")
             frames.append(matched.rows)
         rows = of_cells(pd.concat(frames, ignore_index=True), spec.cells)
     else:
@@ -141,10 +160,10 @@ def claims(
             )
     verdicts = verdicts_of(registry, spec, rows, claim_names)
     if not verdicts:
-        err_console.print(f"No installed plugin's claim needs a cell of '{escape(spec.name)}'.")
-        return
-    print_verdicts(verdicts, fmt)
-    if strict_claims and claims_fail(verdicts):
+        err_console.print(f"No installed plugin's claim needs a cell of '{literal(spec.name)}'.")
+    else:
+        print_verdicts(verdicts, fmt)
+    if strict_claims and claims_fail(verdicts, spec):
         sys.exit(ExitCode.CLAIMS_FAILED)
 
 
@@ -155,8 +174,8 @@ def warn_missing(tracker: Any, spec: Any, results: Any, suite: str, what: str) -
     if missing:
         err_console.print(
             f"[yellow]{missing} of {len(spec.cells)} cells have no result for the current"
-            f" code and suite: {escape(why)}; the {what} leaves them out (harness run"
-            f" {escape(suite)}, with the same options, computes them).[/]"
+            f" code and suite: {literal(why)}; the {what} leaves them out (harness run"
+            f" {literal(suite)}, with the same options, computes them).[/]"
         )
 
 
@@ -188,7 +207,7 @@ def validate(suite: str, **shape: Any) -> None:
     """Check SUITE (names, params, types, includes, overrides) without running it."""
     _, spec = load(suite, overrides(shape))
     tasks = ", ".join(spec.tasks())
-    console.print(f"[green]OK[/] {escape(suite)}: {len(spec.cells)} cells ({escape(tasks)}).")
+    console.print(f"[green]OK[/] {literal(suite)}: {len(spec.cells)} cells ({literal(tasks)}).")
 
 
 @click.command()
@@ -249,11 +268,11 @@ def _write(tracker: Any, registry: Any, target: tuple[str, Any, list[str], int],
     folder = report_folder(out, name, selection, claims)  # a store's name is not a path
     args = (results, registry, tracker, name, folder, link, selection)
     for problem in write_report(*args, cells=cells):
-        err_console.print(f"[red]{escape(problem)}[/]")
+        err_console.print(f"[red]{literal(problem)}[/]")
     for experiment in dict.fromkeys(results["experiment_id"]):
         tracker.log_folder(tracker.latest_suite_run(experiment), folder, "report")
     console.print(
-        f"{escape(name)}: {len(results)} cells -> {escape(str(folder))}/report.md, report.html"
+        f"{literal(name)}: {len(results)} cells -> {literal(str(folder))}/report.md, report.html"
     )
 
 
@@ -270,7 +289,7 @@ def _stored_suites(tracker: Any, registry: Any) -> list[tuple[str, Any, list[str
             continue
         spec, rows, cells, problem = _current_results(tracker, registry, experiment_id, name)
         if problem:
-            err_console.print(f"[yellow]{escape(name)}: {escape(problem)}[/]")
+            err_console.print(f"[yellow]{literal(name)}: {literal(problem)}[/]")
         if spec is not None and not rows.empty:
             targets[name] = (name, rows, list(spec.expanded.get("overrides") or []), cells)
         if spec is not None and spec.name not in experiments:

@@ -106,8 +106,8 @@ class Jobs(click.ParamType):
 @click.option(
     "--strict-claims",
     is_flag=True,
-    help="Exit 3 when a claim is not reproduced, uninformative, not run or in error"
-    " (a paper's CI).",
+    help="Exit 3 when a claim is not reproduced, uninformative, not run or in error, or a"
+    " task of the suite has no claim evaluated at all (a paper's CI).",
 )
 @click.option(
     "--decide",
@@ -199,7 +199,7 @@ def run(
         raise
     if outcome.problems:
         sys.exit(ExitCode.FAILED)
-    if strict_claims and claims_fail(verdicts):
+    if strict_claims and claims_fail(verdicts, spec):
         sys.exit(ExitCode.CLAIMS_FAILED)
 
 

@@ -8,10 +8,17 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.markup import escape
 from rich.table import Table
 
-from harness.cli.common import console, duration, plain, print_frame, report_folder
+from harness.cli.common import (
+    console,
+    duration,
+    err_console,
+    literal,
+    plain,
+    print_frame,
+    report_folder,
+)
 
 _VERDICT_STYLE = {
     "reproduced": "green",
@@ -49,13 +56,24 @@ def verdicts_of(
             for v in verdicts]  # fmt: skip
 
 
-def claims_fail(verdicts: list[Any]) -> bool:
+def claims_fail(verdicts: list[Any], spec: Any) -> bool:
     """Whether ``--strict-claims`` fails: a claim not reproduced, uninformative, not run or
-    in error (a paper's CI must not pass on a claim it could not evaluate)."""
+    in error, or a task of ``spec`` with no claim evaluated at all, which is named on stderr
+    (a paper's CI must not pass on a claim it could not evaluate, nor on claims that
+    vanished)."""
     from harness.verdicts import Status
 
     failing = (Status.NOT_REPRODUCED, Status.UNINFORMATIVE, Status.NOT_RUN, Status.ERROR)
-    return any(v.status in failing for v in verdicts)
+    tasks = dict.fromkeys(c.task for c in spec.cells)
+    bare = [t for t in tasks if t not in {v.task for v in verdicts}]
+    if bare:
+        err_console.print(
+            f"[yellow]--strict-claims: no claim of task {literal(', '.join(bare))} was evaluated"
+            f" on suite {literal(spec.name)}: no installed plugin declares one that reads its"
+            " cells.[/]",
+            soft_wrap=True,
+        )
+    return bool(bare) or any(v.status in failing for v in verdicts)
 
 
 TERMINAL_WIDTH = 140
@@ -114,16 +132,16 @@ def print_verdicts(verdicts: list[Any], fmt: str = "table") -> None:
     for v, row in rows:
         if v.task != paper:
             paper = v.task
-            table.add_row(f"[bold]{escape(paper)}[/]")
+            table.add_row(f"[bold]{literal(paper)}[/]")
         style = _VERDICT_STYLE.get(str(v.status), "")
-        table.add_row(escape(row[0]), f"[{style}]{escape(row[1])}[/]", *plain(*row[2:]))
+        table.add_row(literal(row[0]), f"[{style}]{literal(row[1])}[/]", *plain(*row[2:]))
     console.print(table)
-    console.print(escape(legend(verdicts)), style="dim", width=width)
+    console.print(literal(legend(verdicts)), style="dim", width=width)
     for line in [*lines, *notes(verdicts, None)]:
         cut = f"... ({len(line) - NOTE_LENGTH:,} characters more: --format json)"
         shown = line if len(line) <= NOTE_LENGTH else line[:NOTE_LENGTH] + cut
-        console.print(f"  {escape(shown)}", soft_wrap=True)
-    console.print(f"[bold]{escape(count_line(verdicts))}[/]")
+        console.print(f"  {literal(shown)}", soft_wrap=True)
+    console.print(f"[bold]{literal(count_line(verdicts))}[/]")
 
 
 def _terminal_row(v: Any, why: str) -> list[str]:
@@ -199,9 +217,9 @@ def summarise(
             tracker.log_folder(parent, out, "report")
             tracker.set_tags(parent, {f"claim.{v.claim}": str(v.status) for v in verdicts})
     if not tracker.uri.startswith(("http://", "https://")):
-        console.print(f"Open the UI with: harness ui --tracking-uri '{escape(tracker.uri)}', then")
+        console.print(f"Open the UI with: harness ui --tracking-uri '{literal(tracker.uri)}', then")
     for name, (experiment_id, _) in outcome.experiments.items():
-        console.print(f"  {escape(name)}: {escape(ui_link(tracker.uri, experiment_id))}")
+        console.print(f"  {literal(name)}: {literal(ui_link(tracker.uri, experiment_id))}")
     not_run = len(spec.cells) - len(results)  # --fail-fast stopped before them
     also = f", {not_run:,} not run" if not_run > 0 else ""
     console.print(f"[bold]{tally(results)}{also} in {duration(elapsed)}[/]")
@@ -226,10 +244,10 @@ def _print_tables(tracker: Any, registry: Any, spec: Any, results: Any) -> None:
         print_frame(table, f"{task}: mean ± 95% CI over ok seeds (latest run of each cell)")
         settings = shared_settings(rows, registry) if not table.empty else ""
         if settings:
-            console.print(f"  {escape(settings)}", soft_wrap=True)
+            console.print(f"  {literal(settings)}", soft_wrap=True)
         for line in problem_lines(rows, registry, link):
             colour = "yellow" if line.startswith(("skipped", "metric")) else "red"
-            console.print(f"  [{colour}]{escape(line)}[/]", soft_wrap=True)
+            console.print(f"  [{colour}]{literal(line)}[/]", soft_wrap=True)
 
 
 def _write_report(
@@ -271,10 +289,10 @@ def _write_report(
             cells=len(spec.cells),
         )
         for problem in written:
-            console.print(f"[red]{escape(problem)}[/]")
+            console.print(f"[red]{literal(problem)}[/]")
         stamp.write_text(key)
     note = " (current: same cells, runs and verdicts; not rebuilt)" if current else ""
-    console.print(f"Report: {escape(str(out))}/report.html{note}")
+    console.print(f"Report: {literal(str(out))}/report.html{note}")
 
 
 def _report_key(
