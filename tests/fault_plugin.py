@@ -10,6 +10,7 @@ from __future__ import annotations
 import ctypes
 import os
 import signal
+import sys
 import time
 from dataclasses import dataclass
 
@@ -74,8 +75,16 @@ class Segfault(Method):
     task = "faults"
 
     def run(self, data: float, params: Method.Params, seed: int) -> float:
+        print(EXPECTED_CRASH, file=sys.stderr, flush=True)  # in the test log, before it
         ctypes.string_at(0)
         return 0.0
+
+
+EXPECTED_CRASH = (
+    "harness tests: a deliberate crash test (tests/fault_plugin.py, method 'segfault') is"
+    " about to segfault; the 'Fatal Python error: Segmentation fault' traceback that"
+    " follows is expected."
+)
 
 
 class KillParent(Method):

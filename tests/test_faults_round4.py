@@ -271,3 +271,18 @@ def test_a_sqlite_uri_with_a_query_is_refused_and_creates_no_file(
     assert code == 2
     assert "does not read a SQLite URI's query or fragment" in " ".join(err.split())
     assert sorted(p.name for p in tmp_path.iterdir()) == ["suite.yaml"]
+
+
+# -- a new user's first hour --------------------------------------------------------------
+
+
+def test_dry_run_counts_an_added_methods_cells_apart(ran, registry, capsys, monkeypatch):
+    from harness.cli.common import console
+
+    suite, store = ran
+    monkeypatch.setattr(console, "width", 200)
+    code, out, _ = _call(registry, capsys, "run", suite, "--dry-run", "--add-method", "skipper",
+                         "--tracking-uri", store)  # fmt: skip
+    assert code == 0
+    rows = {line.split("│")[2].strip(): line for line in out.splitlines() if line.count("│") > 4}
+    assert "6: never run" in rows["skipper"] and " 18 " in rows["mean"]

@@ -43,15 +43,20 @@ def print_plan(spec: Any, tracking_uri: str | None, force: bool, verbose: bool =
     uri = resolve_uri(tracking_uri)
     missing = sqlite_store_missing(uri)
     states = planned_states(spec, None if missing else Tracker(uri), force=force)
-    counts = Table(title=escape(f"{spec.name}: {len(spec.cells)} cells by task and state"))
-    for column in ("task", "cells", "done", "to run (why)"):
+    counts = Table(
+        title=escape(f"{spec.name}: {len(spec.cells)} cells by task and state, then by method")
+    )
+    for column in ("task", "method", "cells", "done", "to run (why)"):
         counts.add_column(column, overflow="fold")
     shown: list[Any] = []
     for task in spec.tasks():
         cells = [c for c in spec.cells if c.task == task]
-        per = Counter(states[c.cell_hash] for c in cells)
-        todo = "; ".join(f"{n}: {reason}" for reason, n in per.items() if reason != "done")
-        counts.add_row(*plain(task, str(len(cells)), str(per["done"]), todo or "0"))
+        counts.add_row(*_count_row(task, "(every method)", cells, states))
+        methods = dict.fromkeys(c.method for c in cells)
+        for method in methods if len(methods) > 1 else ():  # an --add-method's cells shown
+            counts.add_row(
+                *_count_row("", method, [c for c in cells if c.method == method], states)
+            )
         shown += cells if verbose else cells[:DRY_RUN_SHOWN]
     console.print(counts)
     title = (
@@ -67,3 +72,10 @@ def print_plan(spec: Any, tracking_uri: str | None, force: bool, verbose: bool =
         f"{len(spec.cells)} cells: {done} done, {len(spec.cells) - done} to run{why}"
         + (f"; no store at {escape(uri)} yet" if missing else "")
     )
+
+
+def _count_row(task: str, method: str, cells: list[Any], states: dict[str, str]) -> list[str]:
+    """One row of the dry run's counts: the cells, those done, those to run and why."""
+    per = Counter(states[c.cell_hash] for c in cells)
+    todo = "; ".join(f"{n}: {reason}" for reason, n in per.items() if reason != "done")
+    return plain(task, method, str(len(cells)), str(per["done"]), todo or "0")
