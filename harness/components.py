@@ -228,9 +228,20 @@ class Metric(Component):
     """Base class of metrics: ``compute(data, output)`` scores one cell.
 
     ``higher_is_better`` (``True``, ``False`` or ``None`` for neither) orders tables.
+    ``uncertainty`` names the keys of a dict metric that are the spread of its estimate
+    (a Monte Carlo standard deviation, a standard error): they are shown as the
+    uncertainty they are and never ranked, whatever ``higher_is_better`` says of the
+    others; a key ending in ``_sd`` or ``_se`` is one too.
     """
 
     higher_is_better: ClassVar[bool | None] = None
+    uncertainty: ClassVar[frozenset[str]] = frozenset({"sd", "se", "std", "stderr"})
+
+    @classmethod
+    def ranks(cls, key: str) -> bool:
+        """Whether the dict metric's ``key`` (``""`` for a scalar) may be ranked: not when
+        it is an uncertainty (``mc_sd``, ``se``)."""
+        return key not in cls.uncertainty and not key.endswith(("_sd", "_se"))
 
     def compute(self, data: Any, output: Any) -> float | dict[str, float] | Curve:
         """A scalar, several named scalars, or a :class:`Curve`; or raise :class:`Skip`."""

@@ -164,8 +164,9 @@ def direction(column: str, task: str, registry: Registry | None) -> bool | None:
         return None
     for name in (column, column.split(".", 1)[0]):
         entry = registry.entries["metric"].get((task, name))
-        if entry is not None:
-            return entry.cls.higher_is_better
+        if entry is not None:  # a spread (power.mc_sd) is an uncertainty, never ranked
+            key = column.removeprefix(name).removeprefix(".")
+            return entry.cls.higher_is_better if entry.cls.ranks(key) else None
     return None
 
 

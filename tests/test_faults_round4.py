@@ -286,3 +286,21 @@ def test_dry_run_counts_an_added_methods_cells_apart(ran, registry, capsys, monk
     assert code == 0
     rows = {line.split("│")[2].strip(): line for line in out.splitlines() if line.count("│") > 4}
     assert "6: never run" in rows["skipper"] and " 18 " in rows["mean"]
+
+
+def test_a_monte_carlo_spread_is_never_ranked():
+    from harness.summary import direction
+
+    class Power(toy_plugin.Stats):
+        name = "power"
+        higher_is_better = True
+
+    class Spread:
+        @harness.hookimpl
+        def harness_metrics(self):
+            return [Power]
+
+    built = build_registry({"toy": toy_plugin, "spread": Spread()}, entry_points=False)
+    assert direction("power.rate", "toy", built) is True
+    assert direction("power.mc_sd", "toy", built) is None
+    assert direction("power.se", "toy", built) is None
