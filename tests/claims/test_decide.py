@@ -36,7 +36,7 @@ def decided(tmp_path_factory):
 
 
 def test_the_decide_pass_adds_seeds_only_where_a_claim_is_undecided(decided):
-    env, path, store, folder, out = decided
+    _, _, _, folder, out = decided
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr
     assert "decide: shift-rival-noise: " in out.stdout and "+2 seed(s)" in out.stdout
     for claim in ("needs-fragile", "broken-claim"):  # not run, error: no seeds for them
