@@ -31,6 +31,7 @@ class DecidePass:
 
     spec: Any
     anytime: set[str] = field(default_factory=set)
+    added: list = field(default_factory=list)
     trajectories: dict[str, list[tuple[int, float, float, float]]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     batches: int = 0
@@ -59,9 +60,11 @@ def decide(
     settings: dict[str, Any],
     budget: float | None,
     fail_fast: bool = False,
+    evidence: Any = None,
 ) -> DecidePass:
     """Run the decide pass after ``spec``'s cells; returns what it did (its ``spec`` holds
-    the added cells, for the summary and the report)."""
+    the added cells, for the summary and the report). ``evidence``: the suite whose cells
+    the verdicts read, when not ``spec`` (``--claim``: the claims' families)."""
     from harness.claims import Status, evaluate_claims
     from harness.claims.family import max_units
     from harness.cli.progress import run_with_progress
@@ -69,14 +72,18 @@ def decide(
 
     tic = time.monotonic()
     claims, notes = eligible(suite_claims(registry, spec.cells))
-    done = DecidePass(spec, {c.name for c in claims}, {c.name: [] for c in claims}, notes)
+    done = DecidePass(spec, anytime={c.name for c in claims},
+                      trajectories={c.name: [] for c in claims}, notes=notes)  # fmt: skip
     for note in notes:
         console.print(f"  decide: {note}", soft_wrap=True, markup=False)
     by_name = {c.name: c for c in claims}
     next_seed = max((c.seed for c in spec.cells), default=-1) + 1
     every = registered(registry)
+    last_batch = 0.0  # seconds the latest batch took: the next one is not started past budget
     while claims:
-        verdicts = evaluate_claims(claims, _results(tracker, done.spec), every,
+        read = done.spec if evidence is None else dataclasses.replace(
+            evidence, cells=[*evidence.cells, *done.added])  # fmt: skip
+        verdicts = evaluate_claims(claims, _results(tracker, read), every,
                                    anytime=done.anytime)  # fmt: skip
         undecided = []
         for v in verdicts:
@@ -94,11 +101,16 @@ def decide(
                 continue
             undecided.append((cls, v))
         spent = time.monotonic() - tic
-        if not undecided or (budget is not None and spent >= budget):
-            if undecided:
-                console.print(f"  decide: wall-time budget of {duration(budget or 0)} spent;"
-                              f" {len(undecided)} claim(s) left inconclusive",
-                              markup=False)  # fmt: skip
+        if not undecided:
+            if not done.batches:
+                console.print("  decide: no claim more seeds can decide (none is inconclusive"
+                              " below its max_units)", markup=False)  # fmt: skip
+            break
+        if budget is not None and spent + last_batch > budget:  # the next batch would overrun
+            console.print(f"  decide: the next batch would pass the wall-time budget of"
+                          f" {duration(budget)} ({duration(spent)} spent, the last batch took"
+                          f" {duration(last_batch)}); {len(undecided)} claim(s) left"
+                          " inconclusive", markup=False)  # fmt: skip
             break
         batch = max(1, math.ceil(min(v.estimate.n for _, v in undecided) / 4))
         for _, v in undecided:
@@ -106,13 +118,16 @@ def decide(
             console.print(f"  decide: {v.claim}: {v.interval} vs {v.hypothesis} at"
                           f" {v.estimate.n} units ({why}); +{batch} seed(s)",
                           soft_wrap=True, markup=False)  # fmt: skip
+        started = time.monotonic()
         cells = _batch_cells(registry, done.spec, [c for c, _ in undecided], next_seed, batch)
         next_seed += batch
         part = dataclasses.replace(done.spec, cells=cells)
         run_with_progress(part, registry, tracker, runner, settings, force=False,
                           fail_fast=fail_fast, pdb=False)  # fmt: skip
         done.spec = dataclasses.replace(done.spec, cells=[*done.spec.cells, *cells])
+        done.added += cells
         done.batches += 1
+        last_batch = time.monotonic() - started
     done.seconds = time.monotonic() - tic
     return done
 

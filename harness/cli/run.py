@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 import time
@@ -176,8 +177,10 @@ def run(
     if decide and not outcome.problems:
         from harness.cli.decide import decide as decide_pass
 
-        done = decide_pass(tracker, registry, spec, runner, settings, budget, fail_fast)
+        done = decide_pass(tracker, registry, spec, runner, settings, budget, fail_fast, evidence)
         spec, anytime, trajectories = done.spec, done.anytime, done.trajectories
+        if evidence is not None:  # --claim: the verdicts read the family's cells and the added
+            evidence = dataclasses.replace(evidence, cells=[*evidence.cells, *done.added])
     elapsed = time.perf_counter() - tic
     try:
         verdicts = summarise(

@@ -83,3 +83,19 @@ def test_bad_budgets_exit_2_before_any_cell(options, message, tmp_path):
                   cwd=tmp_path)  # fmt: skip
     assert out.returncode == 2 and message in out.stderr, out.stderr
     assert not (tmp_path / "mlflow.db").exists() or "ok" not in out.stdout
+
+
+def test_a_claims_verdict_after_deciding_reads_the_seeds_the_pass_added(tmp_path):
+    """With --claim the verdicts read the claim's family: the added seeds count there too."""
+    from fake_plugins import toy_environment
+
+    env = toy_environment(tmp_path / "site")
+    path = tmp_path / "suite.yaml"
+    path.write_text(DECIDE_SUITE)
+    store = f"sqlite:///{tmp_path}/mlflow.db"
+    out = harness(env, "run", str(path), "-j", "0", "--tracking-uri", store, "--decide",
+                  "--claim", "shift-rival-noise", cwd=tmp_path)  # fmt: skip
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr
+    saved = tmp_path / "reports" / "toy-decide+claim-shift-rival-noise" / "claims.json"
+    (verdict,) = [v for v in json.loads(saved.read_text()) if v["claim"] == "shift-rival-noise"]
+    assert verdict["estimate"]["n"] == verdict["trajectory"][-1][0] > 5
