@@ -138,7 +138,10 @@ def read_results(path: str | Any) -> pd.DataFrame:
         if file.suffix == ".parquet":
             frame = pd.read_parquet(file)
         elif file.suffix == ".csv":
-            frame = pd.read_csv(file, dtype={"seed": "Int64"})
+            ids = ("run_id", "cell_hash", "plugin", "plugin_version", "plugin_fingerprint",
+                   "task", "dataset", "method", "status")  # fmt: skip
+            # ids as text: a hex fingerprint like 839e868918621188 reads as the float inf
+            frame = pd.read_csv(file, dtype={"seed": "Int64", **dict.fromkeys(ids, str)})
             params = [c for c in frame.columns if c.startswith(_PARAMS)]
             if params:  # as text: an empty field is no param; "null", "NA", "1" are values
                 text = pd.read_csv(file, usecols=params, dtype=str, keep_default_na=False,
