@@ -388,6 +388,9 @@ class Claim(Component):
                             " needs its trailing comma)")  # fmt: skip
         elif not requires:
             problems.append("requires names no cells")
+        kind = getattr(cls, "kind", None)
+        if isinstance(kind, type):
+            problems.append(f"kind must be an instance, e.g. {kind.__name__}(...), not the class")
         if cls.declared():
             problems += cls._declaration_v2_problems()
         try:  # its signature only: a claim's code runs in isolation (harness.claims.family)
@@ -411,7 +414,7 @@ class Claim(Component):
             mine = dict(cls.subject_select().method_params)
             fixed = {  # the subject's params as its cells fix them
                 k: v
-                for need in getattr(cls, "requires", ()) or ()
+                for need in _tuple(getattr(cls, "requires", ()))
                 if isinstance(need, Cells) and subject in need.methods
                 for k, v in need.method_params.items()
                 if not isinstance(v, (list, tuple, set, frozenset))
@@ -589,10 +592,15 @@ class Claim(Component):
         return out
 
 
+def _tuple(value: Any) -> tuple:
+    """``value`` if it is a tuple, else ``()`` (its own problem is named elsewhere)."""
+    return value if isinstance(value, tuple) else ()
+
+
 def _estimate(sample: Sample, hypothesis: Hypothesis, alpha: float) -> Estimate:
     low, high = sample.interval(1 - 2 * alpha)
     p = hypothesis.p_value(sample)
-    return Estimate(sample.estimate, min(low, sample.estimate), max(high, sample.estimate), p,
+    return Estimate(sample.estimate, low, high, p,
                     sample.n, sample.mde(alpha), f"{sample.test}; {hypothesis}",
                     level=1 - 2 * alpha)  # fmt: skip
 

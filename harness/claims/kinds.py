@@ -219,6 +219,29 @@ class Rate(Kind):
         return f"share of units with {metric} {side} {self.threshold:g}"
 
 
+def _check_sample(sample: Any) -> None:
+    """A sample a custom statistic built by hand is sound: finite values, ``se >= 0``,
+    ``df = n - 1``, at least two units, skewness within the limit (or the sample declined).
+
+    :raises ValueError: naming the field.
+    """
+    import math
+
+    from harness.claims.samples import SKEW_LIMIT
+
+    if isinstance(sample, TSample):
+        if not all(math.isfinite(v) for v in (sample.mean, sample.se, sample.df, sample.skew)):
+            raise ValueError(f"TSample fields must be finite, got {sample}")
+        if sample.se < 0:
+            raise ValueError(f"TSample.se must be >= 0, got {sample.se}")
+        if sample.n < 2 or sample.df != sample.n - 1:
+            raise ValueError(f"TSample needs n >= 2 units and df = n - 1, got n={sample.n},"
+                             f" df={sample.df} (build it with TSample.of(values))")  # fmt: skip
+        if abs(sample.skew) > SKEW_LIMIT and not sample.refused:
+            raise ValueError(f"TSample.skew {sample.skew} is beyond {SKEW_LIMIT} and the sample"
+                             " did not decline (build it with TSample.of(values))")  # fmt: skip
+
+
 @dataclass(frozen=True)
 class Statistic(Kind):
     """A function of the rows, for what the other kinds do not cover:
@@ -237,6 +260,7 @@ class Statistic(Kind):
         if not isinstance(out, (TSample, BinomialSample)):
             raise TypeError(f"a Statistic's function must return a TSample or a BinomialSample,"
                             f" got {type(out).__name__}")  # fmt: skip
+        _check_sample(out)
         return out
 
     def describe(self, metric: str) -> str:

@@ -149,3 +149,68 @@ def test_min_seeds_counts_each_configuration_of_a_method_apart():
     assert "method.width=2]: 1 of 3 seeds" in verdict.reason, verdict.reason
     (neither,) = evaluate_claims([TwoWidths], wide)
     assert "no cells with method.width=2" in neither.reason
+
+
+# -- found by a breaker: samples built by hand, and declarations that crashed the registry ----
+
+
+def _statistic_claim(sample):
+    import pandas as pd
+
+    from harness.claims import Cells, Claim, Greater, Source, Statistic, UseMetric
+
+    class ByHand(Claim):
+        name = "by-hand"
+        task = "t"
+        source = Source("fixture")
+        statement = "A custom statistic."
+        requires = (Cells("d", ("m",), min_seeds=3),)
+        metric = "score"
+        subject = "m"
+        kind = Statistic(lambda rows, metric, unit, subject: sample)
+        hypothesis = Greater(0.0)
+        control = UseMetric("score")
+
+    rows = pd.DataFrame({"task": "t", "dataset": "d", "method": "m", "seed": range(4),
+                         "status": "ok", "score": [1.0, 1.1, 0.9, 1.2]})  # fmt: skip
+    return ByHand, rows
+
+
+@pytest.mark.parametrize(
+    ("fields", "named"),
+    [
+        ({"mean": -0.6, "se": -0.1, "df": 5, "n": 6}, "TSample.se"),
+        ({"mean": 0.1, "se": 1.0, "df": 5, "n": 6, "skew": 50.0}, "TSample.skew"),
+        ({"mean": 0.1, "se": 1e-9, "df": 1e9, "n": 2}, "df = n - 1"),
+    ],
+)
+def test_a_sample_built_by_hand_that_is_unsound_is_an_error(fields, named):
+    from harness.claims import Status, TSample, evaluate_claims
+
+    claim, rows = _statistic_claim(TSample(test="by hand", **fields))
+    (verdict,) = evaluate_claims([claim], rows)
+    assert verdict.status == Status.ERROR and named in verdict.reason
+
+
+def test_requires_without_its_trailing_comma_and_a_kind_class_are_refused():
+    from harness.claims import Cells, Claim, Greater, Mean, Source, UseMetric
+
+    class NoComma(Claim):
+        name = "no-comma"
+        task = "t"
+        source = Source("fixture")
+        statement = "s"
+        requires = Cells("d", ("m",))
+        metric = "score"
+        subject = "m"
+        kind = Mean()
+        hypothesis = Greater(0.0)
+        control = UseMetric("score")
+
+    class KindClass(NoComma):
+        name = "kind-class"
+        requires = (Cells("d", ("m",)),)
+        kind = Mean
+
+    assert any("trailing comma" in p for p in NoComma.declaration_problems())
+    assert any("not the class" in p for p in KindClass.declaration_problems())
