@@ -36,8 +36,8 @@ def window_rates(
     first recorded step to its last recorded distance above ``floor`` (round-off): shape
     (stretches,). A linear rate makes them all alike; a plateau gives one near 0.
 
-    >>> window_rates(np.arange(301), 0.9 ** np.arange(301)).round(4).tolist()
-    [-0.1054, -0.1054, -0.1054]
+    >>> window_rates(np.arange(301), 0.95 ** np.arange(301)).round(4).tolist()
+    [-0.0513, -0.0513, -0.0513]
     """
     above = np.nonzero(distances > floor)[0]
     last = steps[above[-1]] if above.size else steps[0]
