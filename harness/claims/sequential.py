@@ -205,10 +205,12 @@ def _rate_bounds(successes: int, n: int, alpha: float) -> tuple[float, float]:
     grid = np.linspace(1e-6, 1 - 1e-6, 20_001)
     log_lik = successes * np.log(grid) + (n - successes) * np.log1p(-grid)
     inside = grid[log_mix - log_lik < math.log(1 / alpha)]
+    p = successes / n  # the maximum-likelihood rate is always inside: M_n(p) <= 1 there
     if inside.size == 0:
-        p = successes / n
         return p, p
-    return float(inside[0]), float(inside[-1])
+    low = 0.0 if successes == 0 else min(float(inside[0]), p)
+    high = 1.0 if successes == n else max(float(inside[-1]), p)
+    return low, high
 
 
 def to_sequence(sample: Sample, target_n: float) -> SequenceSample:

@@ -115,3 +115,11 @@ def test_a_claim_evaluated_anytime_reads_its_units_through_the_sequence():
         anytime.estimate.low < fixed.estimate.low
         and anytime.estimate.p_value > fixed.estimate.p_value
     )
+
+
+@pytest.mark.parametrize(("successes", "n"), [(8, 8), (0, 8), (3, 8)])
+def test_a_rate_sequence_holds_its_own_estimate(successes, n):
+    """Every success (or none) gave the estimate 1 outside [0.51, 0.999999]: an error."""
+    s = rate_sequence(successes, n)
+    low, high = s.interval(0.95)
+    assert low <= s.estimate <= high
