@@ -44,12 +44,17 @@ def eligible(claims: list[Any]) -> tuple[list[Any], list[str]]:
     for cls in claims:
         if not cls.declared():
             notes.append(f"{cls.name}: computes its own statistic; --decide needs a declared kind")
-        elif cls.unit != "seed":
+        elif not _seeded(cls.unit):
             notes.append(f"{cls.name}: its unit is {cls.unit!r}, not the seed; more seeds add no"
                          " units (skipped)")  # fmt: skip
         else:
             keep.append(cls)
     return keep, notes
+
+
+def _seeded(unit: Any) -> bool:
+    """Whether more seeds add units: the unit is the seed, or names it among its columns."""
+    return unit == "seed" or (not isinstance(unit, str) and "seed" in tuple(unit))
 
 
 def decide(
