@@ -22,13 +22,13 @@ import inspect
 import math
 import traceback
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from numbers import Real
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from harness.claims.controls import Control
+from harness.claims.declaration import Cells, Rival, Source
 from harness.claims.hypotheses import ALPHA, Hypothesis
 from harness.claims.kinds import Kind
 from harness.claims.samples import Sample, refusal
@@ -43,180 +43,11 @@ if TYPE_CHECKING:
 
 __all__ = ["LEGACY_ALPHA", "Cells", "Claim", "Rival", "Source", "estimate_problems"]
 
+
 LEGACY_ALPHA = 0.05
 """Holm's level for a claim that computes its own p-value (first contract): as before."""
 
 MIN_UNITS = 2
-
-
-@dataclass(frozen=True)
-class Source:
-    """Where a claim comes from: ``paper`` (short citation), ``arxiv`` id, and ``where``
-    in it (``"Theorem 3.1"``, ``"Table 2"``, ``"Figure 4"``)."""
-
-    paper: str
-    arxiv: str = ""
-    where: str = ""
-
-    def __str__(self) -> str:
-        parts = [self.paper, f"arXiv:{self.arxiv}" if self.arxiv else "", self.where]
-        return ", ".join(p for p in parts if p)
-
-
-@dataclass(frozen=True)
-class Rival:
-    """A method without the paper's mechanism that could produce the claim's evidence
-    (a model without the hidden layer, a rule that is not trained), with the params its
-    cells have and ``why`` it is a rival. The claim is evaluated with its rows in the
-    subject's place; it must come out ``not-reproduced``."""
-
-    method: str
-    params: Mapping[str, Any] = field(default_factory=dict)
-    why: str = ""
-
-    def select(self) -> Select:
-        return Select(self.method, method_params=dict(self.params))
-
-    @property
-    def label(self) -> str:
-        """``method`` or ``method(param=value, ...)``: how tables name the rival."""
-        return str(self.select())
-
-
-@dataclass(frozen=True)
-class Cells:
-    """Cells a claim needs: a dataset and one or more methods, each with the params the
-    cells must have (others free), and the fewest distinct seeds of each required cell (each
-    dataset configuration x method configuration).
-
-    ``dataset_params`` and ``method_params`` values may be a list: any of its values, and
-    every value of the list must have cells.
-    """
-
-    dataset: str
-    methods: tuple[str, ...]
-    dataset_params: Mapping[str, Any] = field(default_factory=dict)
-    method_params: Mapping[str, Any] = field(default_factory=dict)
-    min_seeds: int = 2
-
-    def __post_init__(self) -> None:
-        if isinstance(self.methods, str):
-            object.__setattr__(self, "methods", (self.methods,))
-        if self.min_seeds < 1:
-            raise ValueError(f"Cells.min_seeds must be >= 1, got {self.min_seeds}")
-
-    def __str__(self) -> str:
-        dataset = _named(self.dataset, self.dataset_params)
-        methods = ", ".join(_named(m, self.method_params) for m in self.methods)
-        return f"{dataset} x {methods}, >= {self.min_seeds} seeds"
-
-    def select(self, method: str | None = None) -> Select:
-        """The rows of these cells (of one ``method``), as a :class:`Select`."""
-        return Select(method, dict(self.method_params), dict(self.dataset_params), self.dataset)
-
-    def rows(self, results: pd.DataFrame, method: str | None = None) -> pd.DataFrame:
-        """The rows of ``results`` (a ``harness results`` table) these cells produced; an
-        added ``method`` is matched on the dataset params only."""
-        if method:
-            return Select(method, {}, dict(self.dataset_params), self.dataset).rows(results)
-        return results[self.mask(results)]
-
-    def mask(self, results: pd.DataFrame) -> pd.Series:
-        """A boolean Series over ``results``: the rows of these cells."""
-        return self.select().mask(results) & results["method"].isin(self.methods)
-
-    def matches_cell(self, cell: Any) -> bool:
-        """Whether a suite's cell (``harness.identity.Cell``) is one of these cells."""
-        return (
-            cell.dataset == self.dataset
-            and cell.method in self.methods
-            and all(param_matches(cell.dataset_params.get(k), v)
-                    for k, v in self.dataset_params.items())
-            and all(param_matches(cell.method_params.get(k), v)
-                    for k, v in self.method_params.items())
-        )  # fmt: skip
-
-    def shortfalls(self, ok: pd.DataFrame, mask: pd.Series | None = None) -> list[str]:
-        """Each required cell of ``ok`` rows short of ``min_seeds`` seeds: every method,
-        every value of a list-valued param, every configuration found (counted apart).
-        ``mask``: :meth:`mask` of ``ok``, when known."""
-        out = []
-        lists = {f"{p}.{k}": v for p, wanted in (("dataset", self.dataset_params),
-                 ("method", self.method_params)) for k, v in wanted.items()
-                 if isinstance(v, (list, tuple, set, frozenset))}  # fmt: skip
-        mine = ok[self.mask(ok) if mask is None else mask]
-        for method in self.methods:
-            rows = mine[mine["method"].eq(method)]
-            dataset, named = (
-                _named(self.dataset, self.dataset_params),
-                _named(method, self.method_params),
-            )
-            name = f"{dataset} x {named}"
-            if rows.empty:
-                out.append(f"{name}: 0 of {self.min_seeds} seeds")
-                continue
-            for column, values in lists.items():
-                distinct = rows[column].drop_duplicates().tolist()
-                for value in values:
-                    if not any(param_matches(v, value) for v in distinct):
-                        out.append(f"{name}: no cells with {column}={value}")
-            params = _configuration_columns(rows)
-            if _fewest_seeds(rows, params) >= self.min_seeds:
-                continue
-            seeds = rows.groupby(params, dropna=False)["seed"].nunique() if params else \
-                rows["seed"].nunique()  # fmt: skip
-            counts = seeds if hasattr(seeds, "items") else {(): seeds}
-            for key, n in counts.items():
-                if n < self.min_seeds:
-                    where = ", ".join(f"{c}={k}" for c, k in zip(params, np.atleast_1d(key),
-                                      strict=False))  # fmt: skip
-                    where = f" [{where}]" if where else ""
-                    out.append(f"{name}{where}: {n} of {self.min_seeds} seeds")
-        return out
-
-
-def _configuration_columns(rows: pd.DataFrame) -> list[str]:
-    """The param columns that tell configurations apart: each seed holds several of their
-    values, and every seed the same ones. A dataset's ``describe()`` fact logged as
-    ``dataset.<key>`` (drawn with the data: one value a seed, another for the next seed) is
-    no configuration, nor is a param every row shares."""
-    import pandas as pd
-
-    out = []
-    seeds = pd.factorize(rows["seed"].astype(str), use_na_sentinel=True)[0]
-    for column in rows.columns:
-        if not column.startswith(("dataset.", "method.")) or not rows[column].notna().any():
-            continue
-        values = pd.factorize(rows[column].astype(str), use_na_sentinel=True)[0]
-        kinds = int(values.max()) + 1  # distinct values (nunique)
-        both = (seeds >= 0) & (values >= 0)
-        pairs = np.unique(seeds[both] * kinds + values[both])  # each seed's distinct values
-        per_seed = np.bincount(pairs // kinds).max() if pairs.size else 0
-        if per_seed > 1 and kinds == per_seed:
-            out.append(column)
-    return out
-
-
-def _fewest_seeds(rows: pd.DataFrame, params: list[str]) -> int:
-    """The fewest distinct seeds of any configuration (equal ``params`` values, a missing
-    value one of them) of ``rows``: ``groupby(params, dropna=False)["seed"].nunique().min()``
-    on codes."""
-    import pandas as pd
-
-    seed = pd.factorize(rows["seed"], use_na_sentinel=True)[0]
-    keys = [pd.factorize(rows[c], use_na_sentinel=False)[0] for c in params]
-    stacked = np.stack([*keys, seed], axis=1)[seed >= 0]
-    if not len(stacked):
-        return 0
-    pairs = np.unique(stacked, axis=0)  # each configuration's distinct seeds
-    _, counts = np.unique(pairs[:, :-1], axis=0, return_counts=True)
-    configurations = np.unique(np.stack(keys, axis=1), axis=0) if keys else np.empty((1, 0))
-    return int(counts.min()) if len(counts) == len(configurations) else 0
-
-
-def _named(name: str, params: Mapping[str, Any]) -> str:
-    inner = ", ".join(f"{k}={v}" for k, v in params.items())
-    return f"{name}({inner})" if inner else name
 
 
 def _hypothesis_problems(hypothesis: Any, declared: bool) -> list[str]:
