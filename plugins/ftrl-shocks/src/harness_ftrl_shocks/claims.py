@@ -54,7 +54,21 @@ MEAN_REVERTING = Rival(
 )
 
 
-class ShocksReachPureStrategies(Claim):
+class _ShockedFTRLClaim(Claim):
+    """What every claim here shares: the task, the abstract as source, seeds as units, a rate
+    over seeds above one half, shocked entropic FTRL as the subject, mean-reverting shocks
+    as the rival and deterministic FTRL as the control, unless a claim says otherwise."""
+
+    task = TASK
+    source = Source(PAPER, ARXIV, "Abstract (theorem not read)")
+    unit = "seed"
+    hypothesis = Greater(SEEDS_SHARE)
+    subject = SHOCKED
+    rivals = (MEAN_REVERTING,)  # shocks that are no martingale
+    control = NO_SHOCKS  # deterministic FTRL in the shocked dynamics' place
+
+
+class ShocksReachPureStrategies(_ShockedFTRLClaim):
     """Under shocks, each player comes eps-close to a pure strategy in finite time.
 
     Matching pennies from (3/4, 1/4) x (1/2, 1/2), where deterministic FTRL cycles on a closed
@@ -70,8 +84,6 @@ class ShocksReachPureStrategies(Claim):
     """
 
     name = "shocks-reach-pure-strategies"
-    task = TASK
-    source = Source(PAPER, ARXIV, "Abstract (theorem not read)")
     statement = (
         "In matching pennies with score shocks sigma = 1, more than 95% of players come within"
         " 0.01 of a pure strategy by t = 30, in more than half of the seeds of 200 paths"
@@ -81,15 +93,10 @@ class ShocksReachPureStrategies(Claim):
         Cells("matching-pennies", (FTRL,), {}, {**ZERO_SUM, "sigma": [0.0, 1.0]}, min_seeds=8),
     )
     metric = "hitting.rate"
-    unit = "seed"
     kind = Rate(threshold=0.95, above=True)
-    hypothesis = Greater(SEEDS_SHARE)
-    subject = SHOCKED
-    rivals = (MEAN_REVERTING,)
-    control = NO_SHOCKS
 
 
-class ShocksReturnToPureStrategies(Claim):
+class ShocksReturnToPureStrategies(_ShockedFTRLClaim):
     """Under shocks, play leaves a pure strategy's neighbourhood and comes back.
 
     Matching pennies as above. Statistic: per seed, the share of (path, player) pairs that
@@ -104,8 +111,6 @@ class ShocksReturnToPureStrategies(Claim):
     """
 
     name = "shocks-return-to-pure-strategies"
-    task = TASK
-    source = Source(PAPER, ARXIV, "Abstract (theorem not read)")
     statement = (
         "In matching pennies with score shocks sigma = 1, more than 80% of players visit a"
         " 0.01-neighbourhood of a pure strategy twice, leaving it in between, by t = 30, in"
@@ -113,15 +118,10 @@ class ShocksReturnToPureStrategies(Claim):
     )
     requires = ShocksReachPureStrategies.requires
     metric = "returns.rate"
-    unit = "seed"
     kind = Rate(threshold=0.8, above=True)
-    hypothesis = Greater(SEEDS_SHARE)
-    subject = SHOCKED
-    rivals = (MEAN_REVERTING,)
-    control = NO_SHOCKS
 
 
-class ShocksDriftToBoundary(Claim):
+class ShocksDriftToBoundary(_ShockedFTRLClaim):
     """Where deterministic FTRL is recurrent, shocks drift play toward the boundary.
 
     Matching pennies as above (zero-sum, interior equilibrium, deterministic FTRL recurrent).
@@ -137,8 +137,6 @@ class ShocksDriftToBoundary(Claim):
     """
 
     name = "shocks-drift-to-boundary"
-    task = TASK
-    source = Source(PAPER, ARXIV, "Abstract (theorem not read)")
     statement = (
         "In matching pennies with score shocks sigma = 1, the mean smallest action probability"
         " falls by more than 0.15 (from 0.25) by t = 30 in more than half of the seeds, while"
@@ -146,15 +144,10 @@ class ShocksDriftToBoundary(Claim):
     )
     requires = ShocksReachPureStrategies.requires
     metric = "boundary-distance.change"
-    unit = "seed"
     kind = Rate(threshold=-0.15, above=False)
-    hypothesis = Greater(SEEDS_SHARE)
-    subject = SHOCKED
-    rivals = (MEAN_REVERTING,)
-    control = NO_SHOCKS
 
 
-class ShocksDriftToBoundaryRPS(Claim):
+class ShocksDriftToBoundaryRPS(_ShockedFTRLClaim):
     """In rock-paper-scissors too, shocks take play to the boundary where FTRL cycles inside.
 
     Rock-paper-scissors from (1/2, 1/4, 1/4) x uniform (zero-sum, interior equilibrium).
@@ -169,8 +162,6 @@ class ShocksDriftToBoundaryRPS(Claim):
     """
 
     name = "shocks-drift-to-boundary-rps"
-    task = TASK
-    source = Source(PAPER, ARXIV, "Abstract (theorem not read)")
     statement = (
         "In rock-paper-scissors with score shocks sigma = 1, the mean smallest action"
         " probability is below 0.05 at t = 30 (0.25 at the start) in more than half of the"
@@ -181,15 +172,10 @@ class ShocksDriftToBoundaryRPS(Claim):
         Cells("rock-paper-scissors", (FTRL,), {}, {**ZERO_SUM, "sigma": [0.0, 1.0]}, min_seeds=8),
     )
     metric = "boundary-distance.final"
-    unit = "seed"
     kind = Rate(threshold=0.05, above=False)
-    hypothesis = Greater(SEEDS_SHARE)
-    subject = SHOCKED
-    rivals = (MEAN_REVERTING,)
-    control = NO_SHOCKS
 
 
-class SettlesOnlyAtPureNash(Claim):
+class SettlesOnlyAtPureNash(_ShockedFTRLClaim):
     """Under shocks, play started at a mixed equilibrium leaves it and settles at pure ones.
 
     The 2x2 coordination game ``[[2, 0], [0, 1]]`` started at its mixed equilibrium (1/3,
@@ -204,8 +190,6 @@ class SettlesOnlyAtPureNash(Claim):
     """
 
     name = "shocks-settle-only-at-pure-nash"
-    task = TASK
-    source = Source(PAPER, ARXIV, "Abstract (theorem not read)")
     statement = (
         "In a 2x2 coordination game started at its mixed equilibrium, more than 90% of paths"
         " with score shocks sigma = 1 settle at a pure Nash equilibrium by t = 20 in more than"
@@ -216,11 +200,8 @@ class SettlesOnlyAtPureNash(Claim):
         Cells("coordination", (FTRL,), {}, {"horizon": 20.0, "sigma": [0.0, 1.0]}, min_seeds=8),
     )
     metric = "limit-set.nash"
-    unit = "seed"
     kind = Rate(threshold=0.9, above=True)
-    hypothesis = Greater(SEEDS_SHARE)
-    subject = SHOCKED
-    control = NO_SHOCKS
+    rivals = ()  # mean-reverting shocks also leave the unstable mixed equilibrium
 
 
 class ClosedSpanAttracts(Claim):
