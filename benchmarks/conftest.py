@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import probe_plugin
 from figures import FIGURES
 
-from harness.registry import build_registry
+from harness.plugins.registry import build_registry
 
 HERE = Path(__file__).parent
 
@@ -51,7 +51,7 @@ def probe():
 @pytest.fixture(scope="session")
 def template_store(tmp_path_factory) -> Path:
     """One migrated, empty MLflow database (creating one costs seconds of migrations)."""
-    from harness.tracking import Tracker
+    from harness.store.tracking import Tracker
 
     path = tmp_path_factory.mktemp("template") / "mlflow.db"
     Tracker(f"sqlite:///{path}").client.search_experiments()

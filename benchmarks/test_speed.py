@@ -15,10 +15,10 @@ from pathlib import Path
 
 from figures import record
 
-from harness.executors.local import LocalExecutor
-from harness.runner import run_suite
-from harness.suite import load_suite
-from harness.tracking import Tracker
+from harness.runs.executors.local import LocalExecutor
+from harness.runs.runner import run_suite
+from harness.store.tracking import Tracker
+from harness.suites.loading import load_suite
 
 HARNESS = str(Path(sys.executable).parent / "harness")
 START_UP_RUNS = 5  # whole-process start-up timings: the median of this many
@@ -305,7 +305,7 @@ def _results_frame(configurations: int, seeds: int = 1):
 def test_report_cost_is_linear_in_configurations(benchmark, full, probe, tmp_path):
     """The report (tables, best methods, Markdown and HTML) of 100, 1,000 and 10,000
     configurations, results already loaded: per-configuration cost flat within 2x."""
-    from harness.report import write_report
+    from harness.reports.folder import write_report
 
     sizes = (100, 1000, 10000) if full else (10, 40, 100)
     frames = {n: _results_frame(n) for n in sizes}

@@ -1,7 +1,7 @@
 """Issue 29: does the direct SQLite writer earn its place? The cost of logging one no-op
 cell's run, written whole, into the same kind of store (a local SQLite file that exists):
 
-(a) the direct writer (:class:`harness.sqlite_direct.DirectSqlite`): one transaction;
+(a) the direct writer (:class:`harness.store.sqlite_direct.DirectSqlite`): one transaction;
 (b) MLflow's client, batched: ``create_run`` + one ``log_batch`` + ``set_terminated``;
 (c) MLflow's client, asynchronous: the same with ``log_batch(synchronous=False)`` and one
     ``mlflow.flush_async_logging()`` at the end, inside the timing.
@@ -20,8 +20,8 @@ import time
 
 from figures import record
 
-from harness.sqlite_direct import DirectSqlite
-from harness.store import sqlite_path
+from harness.store.preflight import sqlite_path
+from harness.store.sqlite_direct import DirectSqlite
 
 KEEP_DIRECT_ABOVE = 1.5  # MLflow's best over the direct writer, per cell
 

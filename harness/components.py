@@ -1,7 +1,7 @@
 """Component base classes of the plugin API: Dataset, Method, Metric, Report.
 
 A plugin contributes *classes* (not instances) through the hooks of
-:mod:`harness.hookspecs`. Each class has a kebab-case ``name``, the ``task`` it belongs to
+:mod:`harness.plugins.hookspecs`. Each class has a kebab-case ``name``, the ``task`` it belongs to
 (a method may declare several), a docstring whose ``Source:`` line names the paper or library,
 and a nested ``Params`` (a dataclass or a pydantic model) whose typed, defaulted fields are
 everything a suite may set. The runner instantiates a component as ``cls(params)``.
@@ -34,6 +34,7 @@ import pydantic
 from harness.errors import ParamsError
 
 __all__ = [
+    "NAME_MAX",
     "RESERVED_METRIC_NAMES",
     "RESULT_COLUMNS",
     "Component",
@@ -72,6 +73,9 @@ RESULT_COLUMNS = (
     "method",
     "seed",
 )
+#: The longest suite name; a new plugin's name names its package, folder and suite (an MLflow
+#: experiment), so ``harness new-plugin`` keeps to it too.
+NAME_MAX = 100
 RESERVED_METRIC_NAMES = frozenset({*RESULT_COLUMNS, "seeds", "time", "metric", "skipped"})
 
 # What a terminal or a document could obey in a text from a plugin, a suite or a store: C0
@@ -298,7 +302,7 @@ def no_unannotated_attributes(params_cls: type) -> None:
     """Raise TypeError for a plain value in a dataclass ``Params`` body without a type
     annotation (``strength = 1.0``): the dataclass takes it as a class constant, not a field,
     so the param would silently not exist. Checked once per component, when the registry is
-    built (:func:`harness.registry.build_registry`), not on every params lookup."""
+    built (:func:`harness.plugins.registry.build_registry`), not on every params lookup."""
     if not dataclasses.is_dataclass(params_cls):
         return
     fields = {f.name for f in dataclasses.fields(params_cls)}

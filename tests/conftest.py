@@ -15,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import toy_plugin
 from fake_plugins import toy_environment
 
-from harness.registry import build_registry
+from harness.plugins.registry import build_registry
 
 
 @pytest.fixture
@@ -38,7 +38,7 @@ def write_suite(tmp_path):
 @pytest.fixture(scope="session")
 def _empty_store(tmp_path_factory) -> Path:
     """One migrated, empty MLflow database: creating one costs ~13 s of schema migrations."""
-    from harness.tracking import Tracker
+    from harness.store.tracking import Tracker
 
     path = tmp_path_factory.mktemp("template") / "mlflow.db"
     Tracker(f"sqlite:///{path}").client.search_experiments()

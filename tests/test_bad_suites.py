@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.schema import NAME_MAX, check_name, safe_name
+from harness.suites.schema import NAME_MAX, check_name, safe_name
 
 CORPUS = Path(__file__).parent / "data" / "bad_suites"
 CASES = sorted(CORPUS.glob("*.yaml"))
@@ -185,9 +185,9 @@ def test_report_of_every_experiment_writes_only_inside_its_folder(
     not steer `harness report` (no SUITE: every experiment) outside ``--out``."""
     import mlflow
 
-    from harness.runner import run_suite
-    from harness.suite import load_suite
-    from harness.tracking import Tracker
+    from harness.runs.runner import run_suite
+    from harness.store.tracking import Tracker
+    from harness.suites.loading import load_suite
 
     evil = ["../../../escape", "a/../../b", ".."]
     suite_file = tmp_path / "victim.yaml"

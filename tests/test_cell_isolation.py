@@ -15,13 +15,13 @@ import toy_plugin
 from toy_plugin import Draws
 
 from harness import Dataset, Method, Metric, hookimpl
-from harness.cell import execute_cell
 from harness.errors import PluginError
-from harness.executors.local import LocalExecutor
-from harness.isolation import changed_parts, part_hashes, read_only
-from harness.registry import build_registry
-from harness.suite import load_suite
-from harness.testing import run_checks
+from harness.plugins.readonly import changed_parts, part_hashes, read_only
+from harness.plugins.registry import build_registry
+from harness.plugins.testing import run_checks
+from harness.runs.cell import execute_cell
+from harness.runs.executors.local import LocalExecutor
+from harness.suites.loading import load_suite
 
 SUITE = """
 name: protect
@@ -464,7 +464,7 @@ def test_an_output_annotation_that_checks_nothing_fails_no_cell():
     runtime-checkable: isinstance raised TypeError and failed every cell of the task."""
     import typing
 
-    from harness.cell import WrongOutputError, check_output
+    from harness.runs.cell import WrongOutputError, check_output
 
     class Predictions(typing.Protocol):  # not runtime_checkable
         y_pred: typing.Any

@@ -22,7 +22,7 @@ from harness.claims import (
     Transform,
     evaluate_claims,
 )
-from harness.stats import paired_difference
+from harness.claims.stats import paired_difference
 
 CLAIMS_SUITE = """
 name: toy-claims
@@ -287,7 +287,7 @@ def test_a_rival_that_reproduces_makes_the_claim_uninformative():
 
 
 def test_holm_turns_a_marginal_claim_inconclusive_among_many():
-    from harness.stats import Estimate
+    from harness.claims.stats import Estimate
 
     class Marginal(LegacyNewBeatsOld):
         name = "marginal"
@@ -343,7 +343,7 @@ def test_only_other_plugins_methods_are_placed_against_a_claim():
 
 def test_a_malformed_claim_leaves_its_plugin_out_when_the_registry_is_built():
     from harness import hookimpl
-    from harness.registry import build_registry
+    from harness.plugins.registry import build_registry
 
     class NoTuple(LegacyNewBeatsOld):
         name = "no-tuple"
@@ -369,7 +369,7 @@ def test_a_claim_that_exits_or_returns_nonsense_is_an_error_verdict():
         name = "inverted"
 
         def statistic(self, results):
-            from harness.stats import Estimate
+            from harness.claims.stats import Estimate
 
             return Estimate(0.5, 0.9, 0.3, 0.01, 8, 0.1, "inverted interval")
 
@@ -409,8 +409,8 @@ def _export(rows: list[dict]) -> pd.DataFrame:
 
 
 def test_an_export_holding_a_run_or_cell_twice_with_other_values_is_refused(tmp_path):
+    from harness.claims.evidence import read_results
     from harness.errors import SuiteError
-    from harness.evidence import read_results
 
     same = _export([{}, {}])
     same.iloc[[0, 1, 1]].to_parquet(tmp_path / "same.parquet")  # an exact repeat: one row
@@ -424,8 +424,8 @@ def test_an_export_holding_a_run_or_cell_twice_with_other_values_is_refused(tmp_
 
 
 def test_a_cut_csv_export_is_refused_naming_its_first_bad_row(tmp_path):
+    from harness.claims.evidence import read_results
     from harness.errors import SuiteError
-    from harness.evidence import read_results
 
     text = _export([{}, {}, {}]).to_csv(index=False)
     (tmp_path / "whole.csv").write_text(text)

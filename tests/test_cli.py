@@ -153,9 +153,9 @@ def test_report_writes_markdown_and_html(toy_env, suite, store, tmp_path):
 
 
 def test_new_plugin_skeleton_passes_its_conformance_checks(tmp_path):
-    from harness.registry import build_registry
-    from harness.scaffold import write_skeleton
-    from harness.testing import run_checks
+    from harness.plugins.registry import build_registry
+    from harness.plugins.scaffold import write_skeleton
+    from harness.plugins.testing import run_checks
 
     folder = write_skeleton("demo-task", tmp_path)
     sys.path.insert(0, str(folder / "src"))
@@ -343,13 +343,13 @@ def test_fail_fast_tally_counts_the_cells_it_did_not_run(toy_env, write_suite, s
 
 
 def test_a_file_the_driver_cannot_write_exits_2_naming_it(monkeypatch, capsys):
-    import harness.registry
+    import harness.plugins.registry
     from harness import cli
 
     def denied(*args, **kwargs):
         raise PermissionError(13, "Permission denied", "/store/artifacts/1/abc")
 
-    monkeypatch.setattr(harness.registry, "build_registry", denied)
+    monkeypatch.setattr(harness.plugins.registry, "build_registry", denied)
     with pytest.raises(SystemExit) as exit_:
         cli.main(["list"])
     assert exit_.value.code == 2

@@ -12,8 +12,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from harness.summary import format_number, summary_stats
-from harness.tables import summary_table
+from harness.reports.aggregates import format_number, summary_stats
+from harness.reports.tables import summary_table
 
 HARNESS = str(Path(sys.executable).with_name("harness"))
 
@@ -125,9 +125,9 @@ def test_round_off_noise_prints_as_zero_and_sub_keys_stay_together(registry):
 def test_an_included_suite_logs_to_its_own_experiment_with_unique_run_names(
     registry, write_suite, store, tmp_path, capsys
 ):
-    from harness.runner import run_suite
-    from harness.suite import load_suite
-    from harness.tracking import Tracker
+    from harness.runs.runner import run_suite
+    from harness.store.tracking import Tracker
+    from harness.suites.loading import load_suite
 
     write_suite(
         """

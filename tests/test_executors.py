@@ -19,13 +19,13 @@ import psutil
 import pytest
 import toy_plugin
 
-from harness.executors import auto_jobs
-from harness.executors.base import Router, route
-from harness.executors.dask import DaskExecutor
-from harness.executors.inprocess import InProcessExecutor
-from harness.executors.local import LocalExecutor
-from harness.registry import build_registry
-from harness.suite import load_suite
+from harness.plugins.registry import build_registry
+from harness.runs.executors import auto_jobs
+from harness.runs.executors.base import Router, route
+from harness.runs.executors.dask import DaskExecutor
+from harness.runs.executors.inprocess import InProcessExecutor
+from harness.runs.executors.local import LocalExecutor
+from harness.suites.loading import load_suite
 
 BIN = Path(sys.executable).parent
 FAULTS = """
@@ -441,7 +441,7 @@ def test_bad_jobs_value_is_refused_naming_it(value, tmp_path):
 
 def test_jobs_auto_and_zero_pick_the_executor(faults):
     from harness.cli.run import Jobs
-    from harness.executors import make_executor
+    from harness.runs.executors import make_executor
 
     assert Jobs().convert("auto", None, None) == auto_jobs()
     assert isinstance(make_executor(faults, 0), InProcessExecutor)

@@ -11,8 +11,8 @@ import broken_plugin
 import pytest
 import toy_plugin
 
-from harness.registry import build_registry
-from harness.testing import run_checks
+from harness.plugins.registry import build_registry
+from harness.plugins.testing import run_checks
 
 HARNESS = str(Path(sys.executable).with_name("harness"))
 ROOT = Path(__file__).resolve().parents[1]

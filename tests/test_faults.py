@@ -16,10 +16,10 @@ from fake_plugins import install_fake_plugin
 
 from harness import Metric, hookimpl
 from harness.errors import PluginError
-from harness.registry import build_registry
-from harness.runner import run_suite
-from harness.suite import load_suite
-from harness.tracking import Tracker
+from harness.plugins.registry import build_registry
+from harness.runs.runner import run_suite
+from harness.store.tracking import Tracker
+from harness.suites.loading import load_suite
 
 HARNESS = str(Path(sys.executable).with_name("harness"))
 
@@ -141,7 +141,7 @@ def test_a_tracking_server_lost_mid_run_exits_2_saying_so_and_keeps_what_was_log
     from mlflow.exceptions import MlflowException
 
     from harness import cli
-    from harness.tracking import connection_lost
+    from harness.store.tracking import connection_lost
 
     lost = MlflowException(
         "API request to http://127.0.0.1:55000/api/2.0/mlflow/runs/create failed with"

@@ -26,13 +26,13 @@ import toy_plugin
 from fake_plugins import install_fake_plugin
 
 from harness import Dataset, Method, Metric, hookimpl
-from harness import cell as cell_module
-from harness.executors import worker
-from harness.executors.dask import DaskExecutor
-from harness.executors.inprocess import InProcessExecutor
-from harness.executors.local import LocalExecutor
-from harness.registry import build_registry
-from harness.suite import load_suite
+from harness.plugins.registry import build_registry
+from harness.runs import cell as cell_module
+from harness.runs.executors import worker
+from harness.runs.executors.dask import DaskExecutor
+from harness.runs.executors.inprocess import InProcessExecutor
+from harness.runs.executors.local import LocalExecutor
+from harness.suites.loading import load_suite
 
 BIN = Path(sys.executable).parent
 FAULTS = """

@@ -22,9 +22,9 @@ from fake_plugins import install_fake_plugin
 
 from harness import hookimpl
 from harness.errors import PluginError
-from harness.overrides import Overrides
-from harness.registry import build_registry
-from harness.suite import load_suite
+from harness.plugins.registry import build_registry
+from harness.suites.loading import load_suite
+from harness.suites.overrides import Overrides
 
 HARNESS = str(Path(sys.executable).with_name("harness"))
 RUN = "  - {task: toy, datasets: [noise], methods: [mean]}\n"
@@ -96,25 +96,25 @@ PASSWORDS = [f"pw{c}7f3a{c}x" for c in string.punctuation] + ["p@ss/w#r?d@", "a:
 def test_a_password_holding_any_character_is_read_whole_and_masked(password, monkeypatch):
     """Before: a '#', '/', '?' or '@' in the password ended it early: part of it stayed in
     the masked text and in the URI given to MLflow, the rest was taken for the host."""
-    from harness import secrets
+    from harness import redaction
 
     monkeypatch.delenv("MLFLOW_TRACKING_PASSWORD", raising=False)
     monkeypatch.delenv("MLFLOW_TRACKING_USERNAME", raising=False)
     uri = f"postgresql://ann:{password}@db.example.org:5432/mlflow"
     text = f"error: cannot open '{uri}': refused"
-    assert secrets.mask(text) == (
+    assert redaction.mask(text) == (
         "error: cannot open 'postgresql://ann:***@db.example.org:5432/mlflow': refused"
     )
-    moved = secrets.move_http_credentials(f"http://ann:{password}@mlflow.example.org:5000/x")
+    moved = redaction.move_http_credentials(f"http://ann:{password}@mlflow.example.org:5000/x")
     assert moved == "http://mlflow.example.org:5000/x"
     assert os.environ["MLFLOW_TRACKING_PASSWORD"] == password
-    assert secrets.split_uri(uri)[2] == password  # the one parser
+    assert redaction.split_uri(uri)[2] == password  # the one parser
 
 
 def test_a_database_password_is_percent_encoded_for_its_driver():
     """Before: postgresql://ann:p@ss@host/db went to the driver as is; it took 'ss@host'
     for the host and printed it."""
-    from harness.secrets import move_http_credentials
+    from harness.redaction import move_http_credentials
 
     uri = move_http_credentials("postgresql://ann:p@ss/9c1d@127.0.0.1:5432/db")
     assert uri == "postgresql://ann:p%40ss%2F9c1d@127.0.0.1:5432/db"
@@ -295,7 +295,9 @@ def test_a_plugin_raising_keyboard_interrupt_at_import_is_left_out(monkeypatch):
     def load():
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("harness.discovery.entry_points", lambda group: [_EntryPoint("ki", load)])
+    monkeypatch.setattr(
+        "harness.plugins.discovery.entry_points", lambda group: [_EntryPoint("ki", load)]
+    )
     registry = build_registry({"toy": toy_plugin})
     assert "raised KeyboardInterrupt while imported (no Ctrl-C" in registry.broken["ki"]
     assert "mean" in registry.names("method", "toy")
@@ -306,7 +308,9 @@ def test_a_real_ctrl_c_while_plugins_load_still_stops(monkeypatch):
         os.kill(os.getpid(), signal.SIGINT)
         time.sleep(5)  # the signal arrives first
 
-    monkeypatch.setattr("harness.discovery.entry_points", lambda group: [_EntryPoint("slow", load)])
+    monkeypatch.setattr(
+        "harness.plugins.discovery.entry_points", lambda group: [_EntryPoint("slow", load)]
+    )
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         with pytest.raises(KeyboardInterrupt):
@@ -324,7 +328,9 @@ def test_a_plugin_calling_os_exit_at_import_is_left_out(monkeypatch):
     def load():
         os._exit(0)
 
-    monkeypatch.setattr("harness.discovery.entry_points", lambda group: [_EntryPoint("ex", load)])
+    monkeypatch.setattr(
+        "harness.plugins.discovery.entry_points", lambda group: [_EntryPoint("ex", load)]
+    )
     registry = build_registry({"toy": toy_plugin})
     assert "called os._exit(0) while imported" in registry.broken["ex"]
     assert os._exit is real
@@ -392,14 +398,14 @@ def test_ctrl_c_says_how_many_cells_are_kept_and_how_to_resume(
     harness_main, store, tmp_path, monkeypatch
 ):
     """Before: 'Interrupted: finished cells are kept in the store.' and nothing more."""
-    import harness.runner
+    import harness.runs.runner
 
     suite = tmp_path / "s.yaml"
     suite.write_text("name: s\nseeds: [0, 1, 2, 3]\nruns:\n" + RUN)
 
     def interrupted_run(spec, registry, tracker, *, listeners, **kwargs):
-        from harness.cell import CellResult
-        from harness.events import CellReport, run_events
+        from harness.runs.cell import CellResult
+        from harness.runs.events import CellReport, run_events
 
         hook = run_events(listeners).hook
         hook.harness_run_start(total=4, todo=3, cells=spec.cells[1:])  # one finished before
@@ -407,7 +413,7 @@ def test_ctrl_c_says_how_many_cells_are_kept_and_how_to_resume(
             hook.harness_cell_logreport(report=CellReport(cell, CellResult(cell.cell_hash, status)))
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(harness.runner, "run_suite", interrupted_run)
+    monkeypatch.setattr(harness.runs.runner, "run_suite", interrupted_run)
     args = ["run", str(suite), "--tracking-uri", store, "--force", "--report-dir", "r"]
     code, out, err = harness_main(*args)
     assert code == 130, (code, out, err)

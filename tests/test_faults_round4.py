@@ -15,7 +15,7 @@ import toy_plugin
 
 import harness
 from harness import cli
-from harness.registry import build_registry
+from harness.plugins.registry import build_registry
 
 ESCAPES = "\x1b]0;pwned\x07\x1b[2J\x9b31m\u202eevil"
 """An OSC title change, a clear screen, a C1 CSI and a right-to-left override."""
@@ -101,8 +101,8 @@ def test_the_console_escapes_what_a_caller_printed_raw_and_keeps_its_own_styles(
 def test_a_traceback_holding_a_code_fence_stays_inside_report_mds_fence():
     from markdown_it import MarkdownIt
 
-    from harness.render import Document, render
-    from harness.verdicts import Status, Verdict
+    from harness.claims.verdicts import Status, Verdict
+    from harness.reports.render import Document, render
 
     attack = "```\n# Injected\n[click](javascript:alert(1))\n<img src=x onerror=alert(1)>\n````"
     verdict = Verdict(
@@ -120,7 +120,7 @@ def test_a_traceback_holding_a_code_fence_stays_inside_report_mds_fence():
 
 
 def test_markdown_text_never_starts_a_heading_a_list_or_a_link():
-    from harness.render import fenced, markdown_cell, markdown_text
+    from harness.reports.render import fenced, markdown_cell, markdown_text
 
     assert markdown_text("# title") == "\\# title"
     assert markdown_text("1. first") == "1\\. first"
@@ -179,7 +179,7 @@ def _outcomes(verdicts: list[dict]) -> dict:
 def test_csv_export_neutralises_formula_cells_and_reads_them_back_as_they_were(
     ran, registry, capsys, tmp_path
 ):
-    from harness.evidence import read_results, spreadsheet_safe
+    from harness.claims.evidence import read_results, spreadsheet_safe
 
     suite, store = ran
     _call(registry, capsys, "results", suite, "--tracking-uri", store,
@@ -204,7 +204,7 @@ def test_the_csv_export_of_the_cli_is_spreadsheet_safe(ran, registry, capsys, mo
         assert self["task"].iloc[0] == "'=toy"
         return real(self, *args, **kwargs)
 
-    from harness import summary
+    from harness.reports import aggregates as summary
 
     tidy = summary.tidy_results
     monkeypatch.setattr(summary, "tidy_results", lambda rows: tidy(rows).assign(task="=toy"))
@@ -233,7 +233,7 @@ def test_an_evidence_file_over_the_size_cap_is_refused_before_it_is_read(
     suite, _ = ran
     out = tmp_path / "big.parquet"
     out.write_bytes(b"\0" * 4096)
-    monkeypatch.setattr("harness.evidence.RESULTS_MAX_BYTES", 1024)
+    monkeypatch.setattr("harness.claims.evidence.RESULTS_MAX_BYTES", 1024)
     monkeypatch.setattr(pd, "read_parquet", lambda *a, **k: pytest.fail("read"))
     code, _, err = _call(registry, capsys, "claims", suite, "--results", str(out))
     assert code == 2 and "over the 0 GiB an export may hold" in err.replace("\n", " ")
@@ -289,7 +289,7 @@ def test_dry_run_counts_an_added_methods_cells_apart(ran, registry, capsys, monk
 
 
 def test_a_monte_carlo_spread_is_never_ranked():
-    from harness.summary import direction
+    from harness.reports.aggregates import direction
 
     class Power(toy_plugin.Stats):
         name = "power"

@@ -3,7 +3,7 @@ editing the code that computes results does."""
 
 from __future__ import annotations
 
-from harness import fingerprint
+from harness.plugins import fingerprint
 
 
 def test_claims_and_reports_are_left_out_of_the_fingerprint(tmp_path):

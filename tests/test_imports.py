@@ -40,10 +40,10 @@ def test_plugin_entry_module_imports_no_heavy_package(plugin, module):
 
 def test_registering_every_component_imports_no_heavy_package():
     """What ``harness list`` and ``harness validate`` do: every plugin's hooks called."""
-    code = "from harness.registry import build_registry\nbuild_registry()"
+    code = "from harness.plugins.registry import build_registry\nbuild_registry()"
     assert _heavy_after(code) == []
 
 
 def test_the_probe_sees_a_heavy_import():
     """The check itself works: a module that imports matplotlib is caught."""
-    assert _heavy_after("import harness.report\nimport matplotlib") == ["matplotlib"]
+    assert _heavy_after("import harness.reports.folder\nimport matplotlib") == ["matplotlib"]

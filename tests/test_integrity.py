@@ -20,14 +20,14 @@ import numpy as np
 import pytest
 from fake_plugins import install_fake_plugin
 
-from harness.cell import execute_cell
 from harness.components import Curve
 from harness.errors import StoreError
-from harness.executors.local import LocalExecutor
-from harness.runner import planned_states, run_suite
-from harness.suite import load_suite
-from harness.tables import summary_table
-from harness.tracking import Tracker
+from harness.reports.tables import summary_table
+from harness.runs.cell import execute_cell
+from harness.runs.executors.local import LocalExecutor
+from harness.runs.runner import planned_states, run_suite
+from harness.store.tracking import Tracker
+from harness.suites.loading import load_suite
 
 HARNESS = str(Path(sys.executable).with_name("harness"))
 
@@ -255,7 +255,7 @@ def test_a_non_finite_metric_fails_the_cell(
 )
 def test_a_metric_value_that_is_no_number_fails(value, reason):
     """A string (which float() would take) or an empty dict is no metric value."""
-    from harness.cell import MetricValueError, metric_values
+    from harness.plugins.metric_values import MetricValueError, metric_values
 
     with pytest.raises(MetricValueError, match=re.escape(reason)):
         metric_values("m", value)
@@ -268,9 +268,9 @@ def test_run_and_check_plugin_take_the_same_metric_values():
     import toy_plugin
 
     from harness import Metric, hookimpl
-    from harness.cell import NonFiniteMetricError, metric_values
-    from harness.registry import build_registry
-    from harness.testing import run_checks
+    from harness.plugins.metric_values import NonFiniteMetricError, metric_values
+    from harness.plugins.registry import build_registry
+    from harness.plugins.testing import run_checks
 
     values = {"zero-d": np.array(0.5), "torch-scalar": torch.tensor(0.5), "nan": np.nan}
 
@@ -437,7 +437,7 @@ def test_the_fingerprint_covers_every_package_of_the_plugin_and_ignores_editor_f
     notebook checkpoint changes nothing (before, each reran the plugin's cells)."""
     import importlib
 
-    from harness import fingerprint
+    from harness.plugins import fingerprint
 
     site = tmp_path / "site"
     info = site / "harness_two-0.1.0.dist-info"

@@ -7,7 +7,7 @@ import toy_plugin
 
 import harness
 from harness.errors import PluginError, SuiteError
-from harness.registry import build_registry
+from harness.plugins.registry import build_registry
 
 
 class ToyPlugin:
@@ -114,7 +114,9 @@ def test_plugin_import_error_is_reported_with_the_error(monkeypatch):
         def load(self):
             raise ImportError("No module named 'missing_dependency'")
 
-    monkeypatch.setattr("harness.discovery.entry_points", lambda group: [BrokenEntryPoint()])
+    monkeypatch.setattr(
+        "harness.plugins.discovery.entry_points", lambda group: [BrokenEntryPoint()]
+    )
     with pytest.raises(PluginError, match=r"'broken'.*failed to import.*missing_dependency"):
         build_registry(strict=True)
     registry = build_registry()  # not strict: left out, the fault kept with the way out
@@ -203,7 +205,7 @@ def test_a_namespace_package_plugin_gets_a_fingerprint_that_an_edit_changes(tmp_
     """A PEP 420 plugin (``nsplug/`` without ``__init__.py``, hooks in ``nsplug/plugin.py``,
     code in ``nsplug/helpers.py``). Before: fingerprint 'unknown', so editing it reran
     nothing."""
-    from harness.fingerprint import UNFINGERPRINTED
+    from harness.plugins.fingerprint import UNFINGERPRINTED
 
     site = tmp_path / "site"
     code = PLUGIN_CODE.format(helpers="nsplug.helpers", task="nsplug-task")
@@ -240,7 +242,7 @@ def test_a_zipped_and_a_sourceless_plugin_are_fingerprinted(tmp_path, monkeypatc
     import py_compile
     import zipfile
 
-    from harness.fingerprint import UNFINGERPRINTED
+    from harness.plugins.fingerprint import UNFINGERPRINTED
 
     site = tmp_path / "site"
     _install(site, "zipplug", "zipplug", {})
@@ -273,8 +275,8 @@ def test_a_plugin_without_locatable_code_is_unfingerprinted_and_its_cells_rerun(
     """A plugin object defined in ``__main__`` has no code to hash: its cells are marked
     (``Cell.fingerprinted`` False) and rerun, not resumed on params alone (before: resumed,
     so an edit to such a plugin reran nothing)."""
-    from harness.fingerprint import UNFINGERPRINTED
-    from harness.suite import load_suite
+    from harness.plugins.fingerprint import UNFINGERPRINTED
+    from harness.suites.loading import load_suite
 
     class Elsewhere(toy_plugin.Mean):
         """The toy's mean under another name, from a plugin defined in ``__main__``."""
@@ -291,8 +293,8 @@ def test_a_plugin_without_locatable_code_is_unfingerprinted_and_its_cells_rerun(
     run = "  - {task: toy, datasets: [noise], methods: [elsewhere, mean], metrics: [abs-error]}\n"
     cells = load_suite(write_suite("name: s\nruns:\n" + run), registry).cells
     assert {c.method: c.fingerprinted for c in cells} == {"elsewhere": False, "mean": True}
-    from harness.runner import planned_states, run_suite
-    from harness.tracking import Tracker
+    from harness.runs.runner import planned_states, run_suite
+    from harness.store.tracking import Tracker
 
     suite = load_suite(write_suite("name: s\nruns:\n" + run), registry)
     assert run_suite(suite, registry, Tracker(store)).ran == 2
@@ -312,9 +314,9 @@ def test_editing_a_namespace_package_plugin_reruns_its_cells(tmp_path, monkeypat
     import sys
     from importlib.metadata import entry_points
 
-    from harness.runner import planned_states, run_suite
-    from harness.suite import load_suite
-    from harness.tracking import Tracker
+    from harness.runs.runner import planned_states, run_suite
+    from harness.store.tracking import Tracker
+    from harness.suites.loading import load_suite
 
     site = tmp_path / "site"
     code = PLUGIN_CODE.format(helpers="nsrun.helpers", task="toy")

@@ -7,9 +7,9 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from harness.report import write_report
-from harness.summary import mean_ci
-from harness.tables import shared_settings, summary_table
+from harness.reports.aggregates import mean_ci
+from harness.reports.folder import write_report
+from harness.reports.tables import shared_settings, summary_table
 
 
 def _rows():

@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from harness.cell import execute_cell
-from harness.executors.local import LocalExecutor
-from harness.suite import load_suite
+from harness.runs.cell import execute_cell
+from harness.runs.executors.local import LocalExecutor
+from harness.suites.loading import load_suite
 
 SUITE = """
 name: runner
@@ -89,7 +89,7 @@ def test_every_cell_gets_exactly_one_result(registry, write_suite, n_jobs):
 
 
 def test_dask_executor_gives_the_same_metrics_as_local(registry, write_suite):
-    from harness.executors.dask import DaskExecutor
+    from harness.runs.executors.dask import DaskExecutor
 
     cells = _cells(registry, write_suite)[:4]
     local = _run(registry, cells, 1)
@@ -99,7 +99,7 @@ def test_dask_executor_gives_the_same_metrics_as_local(registry, write_suite):
 
 
 def test_dask_executor_records_timeout(registry, write_suite):
-    from harness.executors.dask import DaskExecutor
+    from harness.runs.executors.dask import DaskExecutor
 
     extra = "{name: sleepy, params: {seconds: 30}}"
     cells = [c for c in _cells(registry, write_suite, extra, "1s") if c.method == "sleepy"][:1]
@@ -128,7 +128,7 @@ def test_ctrl_c_while_logging_a_cell_waits_for_the_cell(monkeypatch):
     import os
     import signal
 
-    from harness.runner import signals_deferred
+    from harness.runs.runner import signals_deferred
 
     # a shell that starts pytest in the background gives it SIGINT ignored: start from Python's
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)

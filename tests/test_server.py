@@ -210,7 +210,7 @@ def test_two_workers_log_every_cell_to_the_postgres_server(served, postgres):
         )
     from mlflow import MlflowClient
 
-    from harness.tracking import Tracker
+    from harness.store.tracking import Tracker
 
     base, backend, env, folder = served
     (folder / "suite.yaml").write_text(textwrap.dedent(SUITE))
@@ -327,19 +327,19 @@ def test_postgres_uri_without_its_driver_exits_2_with_the_pip_command(command, t
 def test_credentials_leave_http_uris_and_are_masked_in_any_text(monkeypatch):
     import io
 
-    from harness import secrets
+    from harness import redaction
 
     monkeypatch.delenv("MLFLOW_TRACKING_USERNAME", raising=False)
     monkeypatch.delenv("MLFLOW_TRACKING_PASSWORD", raising=False)
-    uri = secrets.move_http_credentials("http://ann:p%40ss-7f2e@mlflow.example.org:5000/x")
+    uri = redaction.move_http_credentials("http://ann:p%40ss-7f2e@mlflow.example.org:5000/x")
     assert uri == "http://mlflow.example.org:5000/x"
     assert os.environ["MLFLOW_TRACKING_USERNAME"] == "ann"
     assert os.environ["MLFLOW_TRACKING_PASSWORD"] == "p@ss-7f2e"  # percent-decoded
-    assert secrets.mask("p@ss-7f2e / p%40ss-7f2e") == "*** / ***"
-    assert secrets.mask("postgresql://bob:db-pw-1@h/db") == "postgresql://bob:***@h/db"
+    assert redaction.mask("p@ss-7f2e / p%40ss-7f2e") == "*** / ***"
+    assert redaction.mask("postgresql://bob:db-pw-1@h/db") == "postgresql://bob:***@h/db"
     stream = io.StringIO()
     monkeypatch.setattr(sys, "stdout", stream)
     monkeypatch.setattr(sys, "stderr", sys.stderr)  # put back after the test
-    secrets.watch("postgresql://bob:db-pw-2@h/db")  # masks this process' output from now on
+    redaction.watch("postgresql://bob:db-pw-2@h/db")  # masks this process' output from now on
     print("connecting with db-pw-2 to", "postgresql://bob:db-pw-2@h/db")
     assert stream.getvalue() == "connecting with *** to postgresql://bob:***@h/db\n"

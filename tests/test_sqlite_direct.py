@@ -1,4 +1,4 @@
-"""``harness.sqlite_direct`` writes what MLflow would: the same suite tracked once through
+"""``harness.store.sqlite_direct`` writes what MLflow would: the same suite tracked once through
 MLflow's client (``HARNESS_DIRECT_SQLITE=0``) and once directly reads back identically
 through ``MlflowClient`` (runs, tags, params, latest metrics, metric histories, artifacts,
 searches by metric, the experiment and its tags)."""
@@ -14,13 +14,18 @@ from pathlib import Path
 import pytest
 from mlflow.tracking import MlflowClient
 
-from harness import sqlite_direct
-from harness.executors.local import LocalExecutor
-from harness.runner import run_suite
-from harness.sqlite_direct import SCHEMA_REVISION, DirectSqlite, UnsupportedWriteError, plain_key
-from harness.sqlite_store import SqliteStore
-from harness.suite import load_suite
-from harness.tracking import Tracker
+from harness.runs.executors.local import LocalExecutor
+from harness.runs.runner import run_suite
+from harness.store import sqlite_direct
+from harness.store.sqlite_direct import (
+    SCHEMA_REVISION,
+    DirectSqlite,
+    UnsupportedWriteError,
+    plain_key,
+)
+from harness.store.sqlite_store import SqliteStore
+from harness.store.tracking import Tracker
+from harness.suites.loading import load_suite
 
 SUITE = """
 name: direct
@@ -115,7 +120,7 @@ def both(tmp_path_factory, _empty_store):
     sys.path.insert(0, str(Path(__file__).parent))
     import toy_plugin
 
-    from harness.registry import build_registry
+    from harness.plugins.registry import build_registry
 
     registry = build_registry({"toy": toy_plugin}, entry_points=False)
     root = tmp_path_factory.mktemp("direct")
@@ -146,11 +151,11 @@ def test_the_direct_path_writes_without_importing_mlflow(both):
     tests, suite = str(Path(__file__).parent), str(folder / "suite.yaml")
     code = (
         f"import sys; sys.path.insert(0, {tests!r}); import toy_plugin\n"
-        "from harness.registry import build_registry\n"
-        "from harness.executors.local import LocalExecutor\n"
-        "from harness.runner import run_suite\n"
-        "from harness.suite import load_suite\n"
-        "from harness.tracking import Tracker\n"
+        "from harness.plugins.registry import build_registry\n"
+        "from harness.runs.executors.local import LocalExecutor\n"
+        "from harness.runs.runner import run_suite\n"
+        "from harness.suites.loading import load_suite\n"
+        "from harness.store.tracking import Tracker\n"
         "r = build_registry({'toy': toy_plugin}, entry_points=False)\n"
         f"t = Tracker({uri!r}).open()\n"
         f"run_suite(load_suite({suite!r}, r), r, t, executor=LocalExecutor(r, 1), force=True)\n"
@@ -239,7 +244,7 @@ def _toy_registry():
     sys.path.insert(0, str(Path(__file__).parent))
     import toy_plugin
 
-    from harness.registry import build_registry
+    from harness.plugins.registry import build_registry
 
     return build_registry({"toy": toy_plugin}, entry_points=False)
 

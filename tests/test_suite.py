@@ -3,9 +3,9 @@ from __future__ import annotations
 import pytest
 
 from harness.errors import SuiteError
-from harness.overrides import Overrides
-from harness.schema import parse_duration
-from harness.suite import load_suite
+from harness.suites.loading import load_suite
+from harness.suites.overrides import Overrides
+from harness.suites.schema import parse_duration
 
 BASE = """
 name: toy-suite
@@ -278,7 +278,7 @@ def test_add_method_adds_to_every_run_of_its_task(registry, write_suite):
 
 
 def test_cells_are_counted_before_they_are_expanded(registry, write_suite, monkeypatch):
-    import harness.expansion as module
+    import harness.suites.expansion as module
 
     built = []
     monkeypatch.setattr(module, "Cell", lambda *a, **k: built.append(a))
@@ -343,7 +343,7 @@ def test_run_logs_the_effective_suite_on_the_parent_run(toy_env, write_suite, st
 
 
 def test_include_chains_are_bounded(registry, write_suite):
-    from harness.expansion import MAX_INCLUDE_DEPTH
+    from harness.suites.expansion import MAX_INCLUDE_DEPTH
 
     for i in range(MAX_INCLUDE_DEPTH + 3):
         write_suite(f"name: chain-{i}\ninclude: [chain-{i + 1}.yaml]\n", f"chain-{i}.yaml")
@@ -378,7 +378,7 @@ def test_a_yaml_boolean_for_an_optional_number_is_refused():
 def test_a_logged_suite_reads_back_to_the_same_cells(registry, write_suite):
     import yaml
 
-    from harness.suite import load_logged_suite
+    from harness.suites.loading import load_logged_suite
 
     write_suite(BASE.replace("toy-suite", "child"), "child.yaml")
     run = "  - {task: toy, datasets: [noise], methods: [boom]}\n"
@@ -393,7 +393,7 @@ def test_a_logged_suite_reads_back_to_the_same_cells(registry, write_suite):
 
 
 def test_a_logged_suite_that_no_longer_loads_names_its_source_and_place(registry):
-    from harness.suite import load_logged_suite
+    from harness.suites.loading import load_logged_suite
 
     run = "{task: toy, seeds: [0], datasets: [[noise, {}]], methods: [[gone, {}]]}"
     text = f"name: s\nruns:\n- {run}\n"
@@ -429,7 +429,7 @@ def _labelled_registry():
     import toy_plugin
 
     from harness import Method, hookimpl
-    from harness.registry import build_registry
+    from harness.plugins.registry import build_registry
 
     class Labelled(Method):
         """Returns 0 whatever its label (a method with a free-text param)."""
@@ -454,7 +454,7 @@ def _labelled_registry():
 def test_long_string_params_are_hashed_not_cut(write_suite):
     """Before: params were cut at MLflow's 6,000 characters when logged, so two
     configurations differing after that logged the same value and merged in the tables."""
-    from harness.identity import PARAM_VALUE_MAX
+    from harness.suites.identity import PARAM_VALUE_MAX
 
     registry = _labelled_registry()
     head = "x" * 7000
@@ -475,8 +475,8 @@ def test_long_string_params_are_hashed_not_cut(write_suite):
 def test_long_string_params_stay_two_configurations_in_the_store(write_suite, store):
     """End to end: two runs whose label differs after 7,000 characters are two rows of
     the results table (before: both logged the same 6,000-character head)."""
-    from harness.runner import run_suite
-    from harness.tracking import Tracker
+    from harness.runs.runner import run_suite
+    from harness.store.tracking import Tracker
 
     registry = _labelled_registry()
     methods = ", ".join(f"{{name: labelled, params: {{label: {'x' * 7000 + e}}}}}" for e in "ab")

@@ -8,12 +8,12 @@ import mlflow
 import numpy as np
 import pytest
 
-from harness.cell import CellResult
 from harness.components import Curve
-from harness.executors.local import LocalExecutor
-from harness.layout import CURVE_POINTS
-from harness.suite import load_suite
-from harness.tracking import Tracker
+from harness.runs.cell import CellResult
+from harness.runs.executors.local import LocalExecutor
+from harness.store.layout import CURVE_POINTS
+from harness.store.tracking import Tracker
+from harness.suites.loading import load_suite
 
 SUITE = """
 name: tracked
@@ -35,7 +35,7 @@ def tracked(tmp_path_factory, _empty_store):
     sys.path.insert(0, str(Path(__file__).parent))
     import toy_plugin
 
-    from harness.registry import build_registry
+    from harness.plugins.registry import build_registry
 
     registry = build_registry({"toy": toy_plugin}, entry_points=False)
     folder = tmp_path_factory.mktemp("tracked")
@@ -243,8 +243,8 @@ def test_a_store_killed_while_being_created_leaves_no_half_store(tmp_path, monke
     import sqlite3
     import subprocess
 
-    from harness import mlflow_store
-    from harness.tracking import Tracker
+    from harness.store import mlflow_store
+    from harness.store.tracking import Tracker
 
     uri = f"sqlite:///{tmp_path}/store/mlflow.db"
 
@@ -281,7 +281,7 @@ def test_a_store_killed_while_being_created_leaves_no_half_store(tmp_path, monke
 def test_a_described_fact_never_replaces_a_param():
     """``describe()`` returning a key that is also a param, with another value, is logged
     apart: two configurations (n=10, n=10000) stay two in every table."""
-    from harness.layout import logged_params
+    from harness.store.layout import logged_params
 
     for n in (10, 10000):
         logged = logged_params({"dataset.n": n, "method.k": 1}, {"n": "sample", "rows": "7"})
@@ -298,7 +298,7 @@ def test_a_lost_race_on_the_ui_view_tag_is_retried_and_never_ends_the_run(store,
     the next cell."""
     from mlflow.exceptions import MlflowException
 
-    from harness.mlflow_store import MlflowStore
+    from harness.store.mlflow_store import MlflowStore
 
     monkeypatch.setenv("HARNESS_DIRECT_SQLITE", "0")  # as on a server: MLflow's client
     tracker = Tracker(store).open()
@@ -351,7 +351,7 @@ def test_a_run_logged_with_a_clock_behind_is_still_the_latest(
 def test_ui_run_names_lead_with_the_method(registry, write_suite):
     """Issue 30: a dataset's runs differ at the start of their names (the UI cuts long
     names at the end, so names that began with the dataset looked alike)."""
-    from harness.layout import run_name
+    from harness.store.layout import run_name
 
     suite = load_suite(write_suite(SUITE), registry)
     names = {cell.method: run_name(cell) for cell in suite.cells}
@@ -363,7 +363,7 @@ def test_the_export_names_the_plugin_version_and_fingerprint(tracked):
     """Issue 30: `harness results` names each cell's plugin, its version and its code
     fingerprint; before, it named the git commit of the harness repository the driver ran
     in (``abc123`` here), which says nothing of the plugin's code."""
-    from harness.summary import tidy_results
+    from harness.reports.aggregates import tidy_results
 
     suite, tracker, experiment, _, _ = tracked
     table = tidy_results(tracker.results(experiment))

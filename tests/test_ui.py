@@ -15,10 +15,10 @@ from pathlib import Path
 import psutil
 import pytest
 
-from harness.layout import ui_path
-from harness.runner import run_suite
-from harness.suite import load_suite
-from harness.tracking import Tracker
+from harness.runs.runner import run_suite
+from harness.store.layout import ui_path
+from harness.store.tracking import Tracker
+from harness.suites.loading import load_suite
 
 SUITE = """
 name: ui-toy
@@ -51,7 +51,7 @@ def server(tmp_path_factory, _empty_store):
     sys.path.insert(0, str(Path(__file__).parent))
     import toy_plugin
 
-    from harness.registry import build_registry
+    from harness.plugins.registry import build_registry
 
     folder = tmp_path_factory.mktemp("ui")
     shutil.copy(_empty_store, folder / "mlflow.db")

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from harness import layout, tracking
-from harness.runner import run_suite
-from harness.suite import load_suite
+from harness.runs.runner import run_suite
+from harness.store import layout, tracking
+from harness.suites.loading import load_suite
 
 SUITE = """
 name: ui-columns

@@ -23,9 +23,8 @@ from harness import (
     Source,
     Within,
     hookimpl,
-    stats,
 )
-from harness.claims import PairedGain, Permute, Rate, Transform
+from harness.claims import PairedGain, Permute, Rate, Transform, stats
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,10 @@ them are private to the core:
 - :func:`evaluate_claims`, :class:`Verdict`, :class:`Outcome`, :class:`Status`;
 - :func:`swap`, :func:`unit_values`, :func:`paired`, :func:`param_matches` for a custom
   :class:`Statistic`, and the samples :class:`TSample`, :class:`BinomialSample`.
+
+Beside them: ``verdicts`` (a claim's verdict and the verdict table), ``stats`` (the paired
+tests, TOST, slopes and Holm the claims run), ``evidence`` (which claims a suite touches,
+their cells, results read back from exports).
 """
 
 from harness.claims.contract import Cells, Claim, Rival, Source, estimate_problems
@@ -22,9 +26,7 @@ from harness.claims.hypotheses import ALPHA, Greater, Hypothesis, Less, Within
 from harness.claims.kinds import Kind, LogLogSlope, Mean, PairedGain, Rate, Ratio, Statistic
 from harness.claims.samples import BinomialSample, Sample, TSample
 from harness.claims.selection import Select, paired, param_matches, swap, unit_values
-from harness.verdicts import Outcome, Status, Verdict, verdicts_markdown
-
-_param_matches = param_matches  # the name harness.evidence used
+from harness.claims.verdicts import Outcome, Status, Verdict, verdicts_markdown
 
 __all__ = [
     "ALPHA",

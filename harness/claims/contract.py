@@ -1,7 +1,7 @@
 """Paper claims as objects: a declaration the core tests, rules out rivals for, and controls.
 
 A plugin contributes :class:`Claim` subclasses through the ``harness_claims()`` hook
-(:mod:`harness.hookspecs`). A claim declares, before any evaluation (docs/design.md,
+(:mod:`harness.plugins.hookspecs`). A claim declares, before any evaluation (docs/design.md,
 "Claims"): its ``source`` and ``statement``; the cells it reads (``requires``); the
 ``metric`` and the ``unit`` of replication; a ``kind`` (:mod:`harness.claims.kinds`) that
 turns the rows into a sample; a ``hypothesis`` (:mod:`harness.claims.hypotheses`) that runs
@@ -33,10 +33,10 @@ from harness.claims.hypotheses import ALPHA, Hypothesis
 from harness.claims.kinds import Kind
 from harness.claims.samples import Sample, refusal
 from harness.claims.selection import Select, Table, param_matches
+from harness.claims.stats import Estimate
+from harness.claims.verdicts import Outcome, Status, Verdict
 from harness.components import Component
-from harness.secrets import shown
-from harness.stats import Estimate
-from harness.verdicts import Outcome, Status, Verdict
+from harness.redaction import shown
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -87,7 +87,7 @@ def estimate_problems(e: Any, legacy: bool = False) -> list[str]:
     ``low <= estimate <= high``, at least two units, ``0 <= p <= 1`` (a first-contract
     statistic may give ``nan``: decided by its interval), a level in [0.8, 1)."""
     if not isinstance(e, Estimate):
-        return [f"the statistic returned {type(e).__name__}, not a harness.stats.Estimate"]
+        return [f"the statistic returned {type(e).__name__}, not a harness.claims.stats.Estimate"]
     problems = []
     for name in ("estimate", "low", "high"):
         if not math.isfinite(getattr(e, name)):

@@ -95,7 +95,7 @@ class Cells:
         return self.select().mask(results) & results["method"].isin(self.methods)
 
     def matches_cell(self, cell: Any) -> bool:
-        """Whether a suite's cell (``harness.identity.Cell``) is one of these cells."""
+        """Whether a suite's cell (``harness.suites.identity.Cell``) is one of these cells."""
         return (
             cell.dataset == self.dataset
             and cell.method in self.methods

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 from harness.claims.contract import Claim
 from harness.claims.hypotheses import ALPHA
 from harness.claims.isolation import Isolated, call_isolated_each, claim_timeout
-from harness.stats import holm
-from harness.verdicts import Status, Verdict
+from harness.claims.stats import holm
+from harness.claims.verdicts import Status, Verdict
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from numbers import Real
 
 from harness.claims.samples import Sample
-from harness.stats import Estimate
-from harness.verdicts import Status
+from harness.claims.stats import Estimate
+from harness.claims.verdicts import Status
 
 __all__ = ["ALPHA", "Greater", "Hypothesis", "Less", "Within"]
 

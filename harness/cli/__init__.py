@@ -46,7 +46,7 @@ def main(args: Sequence[str] | None = None, *, registry: Any = None) -> None:
     codes once, here.
 
     :param args: the arguments after ``harness``; default: ``sys.argv[1:]``.
-    :param registry: the components to use (a :class:`harness.registry.Registry`, e.g. one
+    :param registry: the components to use (a :class:`harness.plugins.registry.Registry`, e.g. one
         built from explicit plugin objects in a test); default: every installed plugin's.
     :raises SystemExit: with an :class:`ExitCode` when the command did not succeed.
     """
@@ -80,7 +80,7 @@ def main(args: Sequence[str] | None = None, *, registry: Any = None) -> None:
 
 def _interrupted(err: BaseException) -> None:
     """Ctrl-C or SIGTERM: say what is kept (and how to resume), exit 130 or 143."""
-    from harness.runner import Terminated
+    from harness.runs.runner import Terminated
 
     terminated = isinstance(err, Terminated) or isinstance(err.__context__, Terminated)
     what = "Terminated (SIGTERM)" if terminated else "Interrupted"
@@ -94,7 +94,7 @@ def _interrupted(err: BaseException) -> None:
 
 def _connection_lost(err: Exception) -> None:
     """A tracking server that stopped answering: one line and exit 2; re-raise the rest."""
-    from harness.tracking import connection_lost
+    from harness.store.tracking import connection_lost
 
     if not connection_lost(err):
         raise err

@@ -34,7 +34,7 @@ def new_plugin(name: str, task: str | None, parent: str) -> None:
 
     Examples: harness new-plugin my-paper; harness new-plugin my-method --task fair-regression
     """
-    from harness.scaffold import typed_path, write_method_plugin, write_skeleton
+    from harness.plugins.scaffold import typed_path, write_method_plugin, write_skeleton
 
     if task:
         folder = write_method_plugin(name, task, Path(parent), get_registry())
@@ -52,10 +52,10 @@ def new_plugin(name: str, task: str | None, parent: str) -> None:
 @click.command("check-plugin")
 @click.argument("name")
 def check_plugin(name: str) -> None:
-    """Run the conformance checks of harness.testing on the installed plugin NAME: its
+    """Run the conformance checks of harness.plugins.testing on the installed plugin NAME: its
     components, and every claim's cells, subject and rivals against its task's datasets,
     methods and params."""
-    from harness.testing import run_checks
+    from harness.plugins.testing import run_checks
 
     results = run_checks(name, session().registry)
     table = Table(title=f"Conformance of '{name}'")

@@ -72,7 +72,7 @@ def get_registry() -> Any:
     given = session().registry
     if given is not None:
         return given
-    from harness.registry import build_registry
+    from harness.plugins.registry import build_registry
 
     built = build_registry()
     for name, fault in built.broken.items():
@@ -82,7 +82,7 @@ def get_registry() -> Any:
 
 def load(path: str, overrides: Any = None) -> tuple[Any, Any]:
     """``(registry, suite)``: the suite at ``path`` shaped by ``overrides``."""
-    from harness.suite import load_suite
+    from harness.suites.loading import load_suite
 
     components = get_registry()
     return components, load_suite(Path(path), components, overrides)
@@ -90,7 +90,8 @@ def load(path: str, overrides: Any = None) -> tuple[Any, Any]:
 
 def suite_options(command: Any) -> Any:
     """The options that shape the suite before it runs (issue 13/14): overrides, selection
-    and the cell cap; errors in them exit 2 naming the option (see harness.overrides.Overrides)."""
+    and the cell cap; errors in them exit 2 naming the option
+    (see harness.suites.overrides.Overrides)."""
     options = [
         click.option("--seeds", metavar="0,1,...", help="Run these seeds in every run."),
         click.option(
@@ -148,8 +149,8 @@ def suite_options(command: Any) -> Any:
 
 
 def overrides(shape: dict[str, Any]) -> Any:
-    """The :class:`harness.overrides.Overrides` of the :func:`suite_options` given."""
-    from harness.overrides import MAX_CELLS, Overrides
+    """The :class:`harness.suites.overrides.Overrides` of the :func:`suite_options` given."""
+    from harness.suites.overrides import MAX_CELLS, Overrides
 
     return Overrides(
         seeds=shape["seeds"],
@@ -193,7 +194,7 @@ def duration(seconds: float) -> str:
 def existing_store(tracking_uri: str | None) -> Any:
     """The store at ``tracking_uri``, which must exist already: reading results never
     creates one (a mistyped path would answer 'no runs' from a new, empty store)."""
-    from harness.tracking import Tracker, resolve_uri, sqlite_store_missing
+    from harness.store.tracking import Tracker, resolve_uri, sqlite_store_missing
 
     uri = resolve_uri(tracking_uri)
     if sqlite_store_missing(uri):
@@ -214,7 +215,7 @@ def report_folder(
     import hashlib
     import re
 
-    from harness.schema import safe_name
+    from harness.suites.schema import safe_name
 
     chosen = [o for o in selection if o.startswith(("--set ", "--dataset ", "--method "))]
     part = f"+claim-{'-'.join(claims)}" if claims else ""
@@ -239,7 +240,7 @@ def claim_cells(registry: Any, spec: Any, names: Sequence[str]) -> Any:
     """
     import dataclasses
 
-    from harness.evidence import cells_of, suite_claims
+    from harness.claims.evidence import cells_of, suite_claims
 
     options = list(spec.expanded.get("overrides") or [])
     cells = cells_of(suite_claims(registry, spec.cells, names), spec.cells, _added(options))
@@ -270,7 +271,7 @@ def family_cells(registry: Any, spec: Any, names: Sequence[str]) -> Any:
     import dataclasses
 
     from harness.claims import family_of
-    from harness.evidence import cells_of, registered, suite_claims
+    from harness.claims.evidence import cells_of, registered, suite_claims
 
     every = registered(registry)
     asked = suite_claims(registry, spec.cells, names)

@@ -71,9 +71,9 @@ def decide(
     the added cells, for the summary and the report). ``evidence``: the suite whose cells
     the verdicts read, when not ``spec`` (``--claim``: the claims' families)."""
     from harness.claims import Status, evaluate_claims
+    from harness.claims.evidence import registered, suite_claims
     from harness.claims.family import max_units
     from harness.cli.progress import run_with_progress
-    from harness.evidence import registered, suite_claims
 
     tic = time.monotonic()
     claims, notes = eligible(suite_claims(registry, spec.cells))
@@ -138,7 +138,7 @@ def decide(
 
 
 def _results(tracker: Any, spec: Any) -> Any:
-    from harness.summary import tidy_results
+    from harness.reports.aggregates import tidy_results
 
     results = tracker.suite_results(spec)
     return tidy_results(results) if not results.empty else results
@@ -147,7 +147,7 @@ def _results(tracker: Any, spec: Any) -> Any:
 def _batch_cells(registry: Any, spec: Any, claims: list[Any], first: int, count: int) -> list:
     """The cells ``claims`` need (rivals' included) at seeds ``first .. first + count - 1``,
     each once."""
-    from harness.evidence import cells_of
+    from harness.claims.evidence import cells_of
 
     base_seed = min(c.seed for c in spec.cells)
     needed = [c for c in cells_of(claims, spec.cells) if c.seed == base_seed]

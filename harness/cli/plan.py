@@ -37,8 +37,8 @@ def print_plan(spec: Any, tracking_uri: str | None, force: bool, verbose: bool =
     """Per task, how many cells a run would resume from the store and how many it would run
     and why, then the first cells of each task (every cell with ``verbose``); read without
     writing to the store (a store that does not exist yet is not created)."""
-    from harness.runner import planned_states
-    from harness.tracking import Tracker, resolve_uri, sqlite_store_missing
+    from harness.runs.runner import planned_states
+    from harness.store.tracking import Tracker, resolve_uri, sqlite_store_missing
 
     uri = resolve_uri(tracking_uri)
     missing = sqlite_store_missing(uri)

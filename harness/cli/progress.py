@@ -23,7 +23,7 @@ from rich.progress import (
 from rich.text import Text
 
 from harness.cli.common import console, duration, session
-from harness.eta import Eta
+from harness.runs.eta import Eta
 
 PROGRESS_EVERY_S = float(os.environ.get("HARNESS_PROGRESS_EVERY_S", "15"))
 
@@ -35,7 +35,7 @@ def run_with_progress(
     file); ``how``: ``force``, ``fail_fast`` and ``pdb`` (no bar). Returns the runner's
     outcome. Ctrl-C or SIGTERM: the :class:`KeyboardInterrupt` raised carries a
     ``harness_note`` with the cells kept and the command that resumes."""
-    from harness.runner import run_suite
+    from harness.runs.runner import run_suite
 
     columns = (
         TextColumn("{task.description}"),
@@ -84,7 +84,7 @@ def problems_text(ended: Counter) -> str:
 
 
 class _Shown:
-    """The run's listener (:mod:`harness.events`) that shows it: the opening line, the
+    """The run's listener (:mod:`harness.runs.events`) that shows it: the opening line, the
     notices, one step of the bar per cell."""
 
     def __init__(self, progress: Progress, name: str, settings: dict[str, Any]) -> None:

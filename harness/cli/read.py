@@ -55,9 +55,9 @@ def results(suite: str, fmt: str, out: str | None, tracking_uri: str | None, **s
     """
     import json
 
+    from harness.claims.evidence import spreadsheet_safe
     from harness.components import visible
-    from harness.evidence import spreadsheet_safe
-    from harness.summary import tidy_results
+    from harness.reports.aggregates import tidy_results
 
     _, spec = load(suite, overrides(shape))
     tracker = existing_store(tracking_uri)
@@ -139,7 +139,7 @@ def claims(
     """
     import pandas as pd
 
-    from harness.evidence import check_results, of_cells, read_results
+    from harness.claims.evidence import check_results, of_cells, read_results
 
     registry, spec = load(suite, overrides(shape))
     if results_files:
@@ -185,7 +185,7 @@ def missing_text(
     """How many of ``cells`` have no row in ``results``, and why: ``"2 never run, 1 stale
     (metrics changed)"`` (stale: runs of the same configuration exist, made with other
     code, metrics or plugin versions). ``ids``: ``{experiment name: id}`` where known."""
-    from harness.runner import rerun_reason
+    from harness.runs.runner import rerun_reason
 
     found = set(results["cell_hash"]) if not results.empty else set()
     missing = [c for c in cells if c.cell_hash not in found]
@@ -257,8 +257,8 @@ def report(suite: str | None, tracking_uri: str | None, out: str, **shape: Any) 
 def _write(tracker: Any, registry: Any, target: tuple[str, Any, list[str], int], out: Path) -> None:
     """Write one suite's report (``(name, rows, selection, number of cells)``) under ``out``
     and log it to its latest parent runs."""
-    from harness.layout import ui_link
-    from harness.report import write_report
+    from harness.reports.folder import write_report
+    from harness.store.layout import ui_link
 
     def link(experiment_id: str, run_id: str) -> str:
         return ui_link(tracker.uri, experiment_id, run_id)
@@ -307,12 +307,12 @@ def _current_results(
 ) -> tuple[Any, Any, int, str]:
     """The results of an experiment as its suite is now: the suite its latest ``harness
     run`` logged (``suite.yaml`` of the newest parent run) is read back through the model
-    that wrote it (:func:`harness.suite.load_logged_suite`) with the installed plugins, and
+    that wrote it (:func:`harness.suites.loading.load_logged_suite`) with the installed plugins, and
     only its cells' latest runs are kept ("one truth per cell": runs made with other code,
     params or metrics are not pooled in as extra seeds). Returns ``(suite, rows, cells,
     problem)``: ``cells`` the experiment's cells in that suite, ``suite`` and ``rows`` None
     when that suite no longer loads, ``problem`` what is left out and why."""
-    from harness.suite import load_logged_suite
+    from harness.suites.loading import load_logged_suite
 
     run_id = tracker.latest_suite_run(experiment_id)
     text = tracker.suite_text(run_id)

@@ -33,7 +33,7 @@ class Jobs(click.ParamType):
         if isinstance(value, int):
             return value
         if str(value).strip().lower() == "auto":
-            from harness.executors import auto_jobs
+            from harness.runs.executors import auto_jobs
 
             return auto_jobs()
         try:
@@ -159,7 +159,7 @@ def run(
     if dry_run:
         print_plan(spec, tracking_uri, force, verbose)
         return
-    from harness.tracking import Tracker
+    from harness.store.tracking import Tracker
 
     jobs = 0 if in_process or pdb else jobs
     settings = {"jobs": jobs, "executor": "dask" if scheduler else executor, "scheduler": scheduler}
@@ -196,7 +196,7 @@ def run(
             trajectories=trajectories,
         )
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM while the claims are evaluated
-        from harness.runner import mark_killed
+        from harness.runs.runner import mark_killed
 
         mark_killed(tracker, outcome.experiments)
         raise
@@ -213,7 +213,7 @@ def _decide_budget(decide: bool, budget: str | None) -> float | None:
         return None
     if not decide:
         raise SuiteError("--decide-budget needs --decide.")
-    from harness.schema import parse_duration
+    from harness.suites.schema import parse_duration
 
     try:
         seconds = parse_duration(budget)
@@ -231,8 +231,8 @@ def _prepare(
 ) -> Any:
     """The executor of the run, every late failure checked first: a bad scheduler address
     or report folder exits 2 before the store is written."""
-    from harness.executors import make_executor
-    from harness.runner import raise_on_sigterm
+    from harness.runs.executors import make_executor
+    from harness.runs.runner import raise_on_sigterm
 
     raise_on_sigterm()  # a scheduler's or `timeout`'s SIGTERM is handled like Ctrl-C
     scheduler = settings["scheduler"]
@@ -248,7 +248,7 @@ def _prepare(
 def _check_writable_folder(folder: Path, option: str) -> None:
     """``folder`` is, or can be created as, a folder this process can write (checked, not
     created). Raises :class:`SuiteError` (exit 2) naming ``option``."""
-    from harness.store import unwritable_folder
+    from harness.store.preflight import unwritable_folder
 
     if folder.exists() and not folder.is_dir():
         raise SuiteError(f"{option} {folder}: is a file, not a folder; pass a folder.")
@@ -283,7 +283,7 @@ def _check_scheduler(address: str) -> None:
     from distributed.comm.addressing import parse_address, parse_host_port
     from distributed.comm.registry import get_backend
 
-    from harness.secrets import shown
+    from harness.redaction import shown
 
     try:
         scheme, location = parse_address(address)

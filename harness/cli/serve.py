@@ -30,17 +30,17 @@ def ui(tracking_uri: str | None, port: int, host: str, workers: int) -> None:
 
     Prints the URL once the UI answers; Ctrl-C or SIGTERM stops it with its workers.
     """
-    from harness import secrets
-    from harness.server import MlflowProcess, mlflow_executable, port_in_use
-    from harness.store import check_store
-    from harness.tracking import resolve_uri, sqlite_store_missing
+    from harness import redaction
+    from harness.store.preflight import check_store
+    from harness.store.server import MlflowProcess, mlflow_executable, port_in_use
+    from harness.store.tracking import resolve_uri, sqlite_store_missing
 
-    uri = secrets.move_http_credentials(resolve_uri(tracking_uri))
-    secrets.watch(uri)
+    uri = redaction.move_http_credentials(resolve_uri(tracking_uri))
+    redaction.watch(uri)
     runs_page = "/#/experiments?workflowType=machine_learning"
     if uri.startswith(("http://", "https://")):
         check_store(uri)  # exit 2 within seconds if it does not answer
-        shown = secrets.mask(uri.rstrip("/"))
+        shown = redaction.mask(uri.rstrip("/"))
         console.print(escape(f"MLflow UI of the tracking server: {shown}{runs_page}"))
         return
     if sqlite_store_missing(uri):
@@ -52,7 +52,7 @@ def ui(tracking_uri: str | None, port: int, host: str, workers: int) -> None:
     argv = [mlflow_executable(), "ui", "--backend-store-uri", uri, "--host", host]
     argv += ["--port", str(port), "--workers", str(workers)]
     err_console.print(
-        escape(f"Starting the MLflow UI on {secrets.mask(uri)} (log: {log}) ..."), soft_wrap=True
+        escape(f"Starting the MLflow UI on {redaction.mask(uri)} (log: {log}) ..."), soft_wrap=True
     )
     health = f"http://{_local(host)}:{port}/health"
     with log.open("w") as out, MlflowProcess(argv, health, out) as process:
@@ -113,11 +113,11 @@ def server(
     Clients run 'harness run SUITE --tracking-uri http://HOST:PORT'. Arguments after '--'
     go to 'mlflow server' as they are (e.g. -- --allowed-hosts mlflow.example.org).
     """
-    from harness import secrets
-    from harness.server import MlflowProcess, mlflow_executable, port_in_use
-    from harness.store import check_store
+    from harness import redaction
+    from harness.store.preflight import check_store
+    from harness.store.server import MlflowProcess, mlflow_executable, port_in_use
 
-    secrets.watch(store)
+    redaction.watch(store)
     check_store(store)  # the driver is installed and the database answers, or exit 2
     if basic_auth:
         import importlib.util
@@ -138,7 +138,7 @@ def server(
     if basic_auth:
         argv += ["--app-name", "basic-auth"]
     argv += list(mlflow_args)
-    shown = secrets.mask(store)
+    shown = redaction.mask(store)
     err_console.print(
         escape(f"Starting the MLflow tracking server on {shown} (artifacts: {folder}) ..."),
         soft_wrap=True,

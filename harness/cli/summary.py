@@ -41,13 +41,13 @@ def verdicts_of(
     """Evaluate the claims ``spec`` touches (or ``names``) on ``results``; those in
     ``anytime`` through their confidence sequences (a decide pass looked at them)."""
     from harness.claims import evaluate_claims
-    from harness.evidence import suite_claims
-    from harness.summary import tidy_results
+    from harness.claims.evidence import suite_claims
+    from harness.reports.aggregates import tidy_results
 
     claims = suite_claims(registry, spec.cells, names)
     if not claims:
         return []
-    from harness.evidence import registered
+    from harness.claims.evidence import registered
 
     frame = tidy_results(results) if not results.empty else results
     verdicts = evaluate_claims(claims, frame, registered(registry), anytime=anytime)
@@ -61,7 +61,7 @@ def claims_fail(verdicts: list[Any], spec: Any) -> bool:
     in error, or a task of ``spec`` with no claim evaluated at all, which is named on stderr
     (a paper's CI must not pass on a claim it could not evaluate, nor on claims that
     vanished)."""
-    from harness.verdicts import Status
+    from harness.claims.verdicts import Status
 
     failing = (Status.NOT_REPRODUCED, Status.UNINFORMATIVE, Status.NOT_RUN, Status.ERROR)
     tasks = dict.fromkeys(c.task for c in spec.cells)
@@ -101,7 +101,7 @@ def print_verdicts(verdicts: list[Any], fmt: str = "table") -> None:
 
     from rich import box
 
-    from harness.verdicts import HEADER, count_line, legend, notes, verdicts_markdown
+    from harness.claims.verdicts import HEADER, count_line, legend, notes, verdicts_markdown
 
     if fmt == "json":
         click.echo(json.dumps([v.as_dict() for v in verdicts], indent=1))
@@ -146,7 +146,7 @@ def print_verdicts(verdicts: list[Any], fmt: str = "table") -> None:
 
 def _terminal_row(v: Any, why: str) -> list[str]:
     """A verdict's cells in the terminal (the columns of HEADER but the paper), as text."""
-    from harness.verdicts import table_rows
+    from harness.claims.verdicts import table_rows
 
     (row,) = table_rows([v])
     row[6] = "-" if v.p_adjusted is None else f"{v.p_adjusted:.2g}"
@@ -160,7 +160,7 @@ def _widths(rows: list[list[str]], width: int) -> list[int] | None:
     """Each column's width so that the table is ``width`` wide: the short columns as wide
     as their longest cell (at most :data:`_WIDEST`), the claim's name on one line where the
     rest allows (up to 40), the why the rest; None when that leaves the why under 16."""
-    from harness.verdicts import HEADER
+    from harness.claims.verdicts import HEADER
 
     names = HEADER[1:]
     natural = [
@@ -202,8 +202,8 @@ def summarise(
 ) -> list[Any]:
     """Print the tables, write the report, print the tally and the verdicts; return them.
     ``evidence``: the suite whose cells the verdicts read (default ``spec``)."""
-    from harness.layout import ui_link
-    from harness.summary import tally
+    from harness.reports.aggregates import tally
+    from harness.store.layout import ui_link
 
     results = tracker.suite_results(spec)
     _print_tables(tracker, registry, spec, results)
@@ -230,8 +230,8 @@ def summarise(
 
 def _print_tables(tracker: Any, registry: Any, spec: Any, results: Any) -> None:
     """Per task: the summary table, the settings every row shares and the problem lines."""
-    from harness.layout import ui_link
-    from harness.tables import problem_lines, shared_settings, summary_table
+    from harness.reports.tables import problem_lines, shared_settings, summary_table
+    from harness.store.layout import ui_link
 
     def link(experiment_id: str, run_id: str) -> str:
         return ui_link(tracker.uri, experiment_id, run_id)
@@ -260,8 +260,8 @@ def _write_report(
     out: Path,
 ) -> None:
     """Write the suite's report in ``out`` unless the one there is current."""
-    from harness.layout import ui_link
-    from harness.report import write_report
+    from harness.reports.folder import write_report
+    from harness.store.layout import ui_link
 
     def link(experiment_id: str, run_id: str) -> str:
         return ui_link(tracker.uri, experiment_id, run_id)
@@ -310,8 +310,9 @@ def _report_key(
     import hashlib
     import json
 
-    from harness import __version__, claims, report
-    from harness import verdicts as verdict_module
+    from harness import __version__, claims
+    from harness.claims import verdicts as verdict_module
+    from harness.reports import folder as report
 
     files = {*report.source_files(), *(Path(m.__file__) for m in (claims, verdict_module))}
     for entry in registry.entries["report"].values():

@@ -158,7 +158,7 @@ def test_the_kinds_compute_what_the_simulation_checks():
 def test_permutation_test_gives_no_interval_rather_than_the_nulls_quantiles():
     """The null's 2.5-97.5% quantiles are no interval for the effect (they do not move with
     it): ``permutation_test`` reports none, and says so in ``test``."""
-    from harness.stats import permutation_test
+    from harness.claims.stats import permutation_test
 
     rng = np.random.default_rng(0)
     x = np.repeat([0, 1], 20)

@@ -14,7 +14,7 @@ from harness import Dataset, Method, Metric, hookimpl
 from harness.claims import Cells, Claim, Greater, Hypothesis, Rival, Source, Swap, UseMetric
 from harness.claims.kinds import Mean, PairedGain
 from harness.errors import PluginError
-from harness.registry import build_registry
+from harness.plugins.registry import build_registry
 
 
 class Points(Dataset):
@@ -247,7 +247,7 @@ def test_strict_registry_raises_the_refusal():
 
 
 def test_check_plugin_names_each_unknown_param_by_claim_and_field():
-    from harness.testing import run_checks
+    from harness.plugins.testing import run_checks
 
     class Misnamed(Good):
         name = "misnamed"

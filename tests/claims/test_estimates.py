@@ -23,7 +23,7 @@ from harness.claims import (
     estimate_problems,
     evaluate_claims,
 )
-from harness.stats import Estimate
+from harness.claims.stats import Estimate
 
 INF = math.inf
 
@@ -95,7 +95,7 @@ def test_an_unsound_estimate_is_an_error_naming_the_field(changes, named):
 def test_a_statistic_that_returns_no_estimate_is_an_error_naming_what_it_returned():
     (verdict,) = evaluate_claims([_given(0.5)], _table())
     assert verdict.status == Status.ERROR
-    assert "the statistic returned float, not a harness.stats.Estimate" in verdict.reason
+    assert "the statistic returned float, not a harness.claims.stats.Estimate" in verdict.reason
 
 
 def test_a_sound_estimate_has_no_problems_and_a_first_contract_p_may_be_nan():

@@ -1,6 +1,6 @@
 """Evidence tied to cells (issue 58, item 9): ``harness claims --results`` reads an export's
 rows as the suite's only when they are its cells by full identity and were made by the code
-the suite would run now (:func:`harness.evidence.check_results`, :func:`of_cells`)."""
+the suite would run now (:func:`harness.claims.evidence.check_results`, :func:`of_cells`)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 
 from harness.claims import Cells, Claim, Greater, Mean, Source, UseMetric, evaluate_claims
+from harness.claims.evidence import check_results, of_cells, read_results
 from harness.errors import SuiteError
-from harness.evidence import check_results, of_cells, read_results
-from harness.identity import Cell
+from harness.suites.identity import Cell
 
 REGISTRY = SimpleNamespace(plugins={"p": "1.0"})
 CODE = (("p", "c0ffee0123456789"),)

@@ -1,4 +1,5 @@
-"""harness.testing's helpers for a plugin's committed evidence: the verdicts it gives and the
+"""harness.plugins.testing's helpers for a plugin's committed evidence: the verdicts it gives
+and the
 claims table a README must show."""
 
 from __future__ import annotations
@@ -7,7 +8,7 @@ import pandas as pd
 import pytest
 
 from harness.claims import Cells, Claim, Greater, Mean, Source, UseMetric, verdicts_markdown
-from harness.testing import assert_claims_table, evidence_verdicts
+from harness.plugins.testing import assert_claims_table, evidence_verdicts
 
 
 class Positive(Claim):

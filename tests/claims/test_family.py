@@ -22,9 +22,9 @@ import pytest
 from harness import Dataset, Method, Metric, hookimpl
 from harness.claims import Cells, Claim, Greater, Rate, Source, Status, UseMetric
 from harness.claims import evaluate_claims as evaluate
+from harness.claims.evidence import registered, suite_claims
 from harness.errors import SuiteError
-from harness.evidence import registered, suite_claims
-from harness.registry import build_registry
+from harness.plugins.registry import build_registry
 
 
 class Points(Dataset):

@@ -21,7 +21,7 @@ import pytest
 
 from harness.claims import Cells, Claim, Greater, Source, Status, evaluate_claims
 from harness.claims.isolation import call_isolated
-from harness.stats import one_sample
+from harness.claims.stats import one_sample
 
 HARNESS = str(Path(sys.executable).with_name("harness"))
 

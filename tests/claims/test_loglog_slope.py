@@ -1,4 +1,4 @@
-"""``harness.stats.loglog_slope``: the closed-form bootstrap gives the numbers of refitting
+"""``harness.claims.stats.loglog_slope``: the closed-form bootstrap gives the numbers of refitting
 each resample with ``np.polyfit`` (the implementation it replaced), to 1e-12."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from harness.stats import loglog_slope, minimum_detectable_effect
+from harness.claims.stats import loglog_slope, minimum_detectable_effect
 
 
 def _refitted(x, y, units, null=0.0, resamples=2000, seed=0):

@@ -13,11 +13,11 @@ import pandas as pd
 import pytest
 from rich.console import Console
 
+from harness.claims.stats import Estimate
+from harness.claims.verdicts import HEADER, Outcome, Status, Verdict, table_rows, verdicts_markdown
 from harness.cli import summary
-from harness.render import Document, render
-from harness.report import forest_plot, write_report
-from harness.stats import Estimate
-from harness.verdicts import HEADER, Outcome, Status, Verdict, table_rows, verdicts_markdown
+from harness.reports.folder import forest_plot, write_report
+from harness.reports.render import Document, render
 
 NOT = Status.NOT_REPRODUCED
 

@@ -11,7 +11,7 @@ from scipy import stats
 
 from harness.claims import Greater, Within
 from harness.claims.sequential import _mixture_radius, mean_sequence, mixture_rho, rate_sequence
-from harness.verdicts import Status
+from harness.claims.verdicts import Status
 
 ALPHA = 0.025
 SIMS = 5000

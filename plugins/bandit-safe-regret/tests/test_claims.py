@@ -13,7 +13,7 @@ from harness_bandit_safe_regret import claims, reports
 from harness_bandit_safe_regret.claims import CLAIMS, GRID, SEEDS
 
 from harness.claims import Status, evaluate_claims, verdicts_markdown
-from harness.evidence import read_results
+from harness.claims.evidence import read_results
 
 PLUGIN = Path(__file__).resolve().parents[1]
 EVIDENCE = PLUGIN / "results" / "bandit-safe-regret.parquet"

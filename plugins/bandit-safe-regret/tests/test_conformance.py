@@ -1,6 +1,6 @@
 """harness conformance checks on every component of the plugin."""
 
-from harness.testing import parametrize_with_checks
+from harness.plugins.testing import parametrize_with_checks
 
 
 @parametrize_with_checks("bandit-safe-regret")

@@ -8,7 +8,7 @@ import pytest
 from harness_els_diffusion import claims
 
 from harness.claims import Select, Status, evaluate_claims, swap
-from harness.testing import assert_claims_table, evidence_verdicts
+from harness.plugins.testing import assert_claims_table, evidence_verdicts
 
 PLUGIN = Path(__file__).resolve().parents[1]
 EVIDENCE = PLUGIN / "results" / "els-diffusion.parquet"

@@ -15,7 +15,7 @@ import pandas as pd
 from harness_fair_regression import harness_claims
 
 from harness.claims import evaluate_claims
-from harness.stats import loglog_slope
+from harness.claims.stats import loglog_slope
 
 PLUGIN = Path(__file__).resolve().parents[1]
 RESULTS = PLUGIN / "results"

@@ -8,7 +8,7 @@ import pytest
 from harness_ftrl_shocks import claims
 
 from harness.claims import Status
-from harness.testing import assert_claims_table, evidence_verdicts
+from harness.plugins.testing import assert_claims_table, evidence_verdicts
 
 PLUGIN = Path(__file__).resolve().parents[1]
 EVIDENCE = PLUGIN / "results" / "ftrl-shocks.parquet"

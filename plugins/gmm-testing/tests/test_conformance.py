@@ -1,6 +1,6 @@
 """harness conformance checks on every gmm-testing component."""
 
-from harness.testing import parametrize_with_checks
+from harness.plugins.testing import parametrize_with_checks
 
 
 @parametrize_with_checks("gmm-testing")

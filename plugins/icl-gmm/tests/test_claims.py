@@ -10,7 +10,7 @@ import pytest
 from harness_icl_gmm import claims
 
 from harness.claims import Select, Status
-from harness.testing import assert_claims_table, evidence_verdicts
+from harness.plugins.testing import assert_claims_table, evidence_verdicts
 
 PLUGIN = Path(__file__).resolve().parents[1]
 EVIDENCE = PLUGIN / "results" / "icl-gmm.parquet"

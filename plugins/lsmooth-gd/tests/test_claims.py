@@ -9,7 +9,7 @@ import pytest
 from harness_lsmooth_gd import claims
 
 from harness.claims import Status, evaluate_claims
-from harness.testing import assert_claims_table, evidence_verdicts
+from harness.plugins.testing import assert_claims_table, evidence_verdicts
 
 PLUGIN = Path(__file__).resolve().parents[1]
 EVIDENCE = PLUGIN / "results" / "lsmooth-gd.parquet"

@@ -1,4 +1,4 @@
-from harness.testing import parametrize_with_checks
+from harness.plugins.testing import parametrize_with_checks
 
 
 @parametrize_with_checks("margin-qml")

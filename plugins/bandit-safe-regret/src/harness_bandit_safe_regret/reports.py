@@ -60,7 +60,7 @@ def mean_ci(values: np.ndarray, axis: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """Mean and half-width of the 95% Student-t confidence interval of the mean over ``axis``.
 
     The half-width is 0 where fewer than two values are given. Unlike the scalar
-    ``harness.summary.mean_ci`` (NaN half-width for one value), this works along an axis,
+    ``harness.reports.aggregates.mean_ci`` (NaN half-width for one value), this works along an axis,
     as the curve bands need, and keeps the tables' "± 0.00" for a single seed.
     """
     values = np.asarray(values, dtype=float)

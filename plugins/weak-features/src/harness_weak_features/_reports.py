@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from harness.stats import paired_difference
+from harness.claims.stats import paired_difference
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -41,7 +41,7 @@ def gains_markdown(results: pd.DataFrame) -> str:
     One row per (weak kind, rate) of the synthetic WFL cells, then their per-seed mean over
     the seeds every arm holds: naive's seeds and mean accuracy, and for each arm of
     :data:`GAIN_ARMS` the mean paired difference over the seeds both hold, with its 95% t
-    interval (:func:`harness.stats.paired_difference`), in percentage points.
+    interval (:func:`harness.claims.stats.paired_difference`), in percentage points.
     """
     ok = _ok(results)
     frame = ok[ok["dataset"].eq("synthetic") & ok["method"].isin(["naive", *GAIN_ARMS])]

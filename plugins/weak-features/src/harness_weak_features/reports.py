@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from harness import LazyModule, Report
-from harness.summary import mean_ci
+from harness.reports.aggregates import mean_ci
 
 pd = LazyModule("pandas")
 
