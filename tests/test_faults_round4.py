@@ -304,3 +304,79 @@ def test_a_monte_carlo_spread_is_never_ranked():
     assert direction("power.rate", "toy", built) is True
     assert direction("power.mc_sd", "toy", built) is None
     assert direction("power.se", "toy", built) is None
+
+
+@pytest.mark.parametrize("direct", ["1", "0"], ids=["direct-sqlite", "mlflow"])
+def test_experiments_describe_their_suite_and_parent_runs_their_verdicts(
+    registry, capsys, tmp_path, monkeypatch, _empty_store, direct
+):
+    """Each experiment's description (``mlflow.note.content``) is its suite file's, an
+    included suite's too, shown as text; the parent run's is the claims table. Fails
+    without the fix: no experiment or run had the tag (descriptions were empty)."""
+    monkeypatch.setenv("HARNESS_DIRECT_SQLITE", direct)
+    shutil.copy(_empty_store, tmp_path / "mlflow.db")
+    store = f"sqlite:///{tmp_path}/mlflow.db"
+    (tmp_path / "inner.yaml").write_text(SUITE)
+    (tmp_path / "top.yaml").write_text(
+        "name: toy-top\ndescription: 'All [toy](javascript:alert(1)) suites'\n"
+        "include: [inner.yaml]\n"
+    )
+    code, _, err = _call(registry, capsys, "run", str(tmp_path / "top.yaml"), "-j", "0",
+                         "--tracking-uri", store, "--report-dir", str(tmp_path / "r"))  # fmt: skip
+    assert code == 0, err
+    import mlflow
+
+    client = mlflow.MlflowClient(store)
+    inner = client.get_experiment_by_name("toy-claims")
+    assert inner.tags["mlflow.note.content"] == "A toy suite"
+    (parent,) = client.search_runs(
+        [inner.experiment_id], "tags.`harness.kind` = 'suite'", max_results=5
+    )
+    note = parent.data.tags["mlflow.note.content"]
+    assert note.startswith("| claim | status | estimate [interval] |\n| --- | --- | --- |\n")
+    stored = json.loads((tmp_path / "r" / "toy-top" / "claims.json").read_text())
+    assert len(stored) >= 2
+    for verdict in stored:
+        row = next(line for line in note.splitlines() if line.startswith(f"| {verdict['claim']}"))
+        assert f"| {verdict['status']}" in row
+    assert "claims.md" in {a.path.split("/")[-1] for a in client.list_artifacts(
+        parent.info.run_id, "report")}  # fmt: skip
+    assert client.get_experiment_by_name("toy-top") is None  # top.yaml only includes
+
+
+def test_a_long_claims_table_is_cut_to_what_mlflow_accepts_on_whole_lines():
+    from harness.store.layout import NOTE_LIMIT, note
+
+    table = "\n".join(f"| claim-{i} | reproduced | 1.0 [0.9, 1.1] |" for i in range(400))
+    cut = note(table)
+    assert len(cut) <= NOTE_LIMIT and cut.endswith("see the report's claims.md")
+    assert all(line.endswith("|") for line in cut.splitlines()[:-2])
+
+
+def test_a_suite_description_is_shown_in_the_ui_as_text():
+    from harness.store.layout import plain
+
+    assert plain("[x](javascript:1) <img> a|b") == r"\[x\](javascript:1) \<img\> a\|b"
+
+
+def test_make_test_says_the_crash_tracebacks_are_expected_before_they_come():
+    """``make test`` echoes the note before pytest starts, and the segfaulting method prints
+    its line on stderr before the fatal error's traceback. Fails with the echo after the
+    pytest line, or without the method's print (the traceback then comes first)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    recipe = (root / "Makefile").read_text().split("\ntest:", 1)[1].split("\n\n", 1)[0]
+    lines = [line.strip() for line in recipe.splitlines()[1:]]
+    note = next(i for i, line in enumerate(lines) if "segfault on purpose" in line)
+    assert note < next(i for i, line in enumerate(lines) if "pytest" in line and "echo" not in line)
+    crash = subprocess.run(
+        [sys.executable, "-X", "faulthandler", "-c",
+         "import fault_plugin; fault_plugin.Segfault().run(0.0, None, 0)"],
+        cwd=root / "tests", capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert crash.returncode != 0
+    said, fatal = crash.stderr.find("is expected"), crash.stderr.find("\nFatal Python error")
+    assert 0 <= said < fatal, crash.stderr[:500]

@@ -30,10 +30,10 @@ def test_an_old_path_is_the_module_at_its_new_home(old, new):
 def test_an_old_submodule_path_follows_its_package():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
-        from harness.executors.local import LocalExecutor
-    from harness.runs.executors.local import LocalExecutor as NewExecutor
+        old = importlib.import_module("harness.executors.local")
+    from harness.runs.executors.local import LocalExecutor
 
-    assert LocalExecutor is NewExecutor
+    assert old.LocalExecutor is LocalExecutor
 
 
 def _fresh(code: str) -> subprocess.CompletedProcess:

@@ -189,3 +189,86 @@ def test_the_report_is_linear_in_metric_keys(tmp_path, registry):
     table = pd.read_csv(tmp_path / "20000" / "toy-mean-ci.csv")
     assert table.shape == (5, 2 + 1 + 20000)  # dataset, method, seeds, one column per key
     assert seconds[20000] <= 8.0 and seconds[20000] / seconds[2000] <= 20, seconds
+
+
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update",
+                  "--disable-sync", "--hide-scrollbars", "--window-size=1400,900",
+                  "--virtual-time-budget=5000"]  # fmt: skip
+"""Headless Chromium at a 1,400 px wide, 900 px high window (the screenshot's size)."""
+
+PROBE = """<script>
+const tasks = [...document.querySelectorAll("nav > ul > li")];
+const split = tasks.filter(li => li.getClientRects().length > 1 || new Set(
+  [...li.querySelectorAll("li")].map(e => Math.round(e.getBoundingClientRect().left))).size > 1);
+document.body.dataset.probe = JSON.stringify({width: document.documentElement.scrollWidth,
+  viewport: window.innerWidth, tasks: tasks.length,
+  split: split.map(li => li.querySelector("a").textContent)});
+</script>"""
+"""Appended to the page: its width, and the tasks whose contents entries do not share one
+column (a task split across CSS columns has two client rectangles)."""
+
+
+def _wide_document():
+    """A report as wide as a real one gets: eleven tasks with 1 to 12 contents entries,
+    a 16-column table of long method labels, verdicts naming long rivals, and a traceback
+    with a 400-character line."""
+    from harness.claims.verdicts import Outcome, Verdict
+    from harness.reports.render import Document, Part, Section, anchor
+
+    rival = "cnn-ensemble(members=4, steps=10, lr=1.0, width=[64,128,256,512], augment=c2)"
+    verdicts = [
+        Verdict(claim=f"claim-{i}-" + "long-name-" * 3, task="equivariant-ntk", source="s",
+                statement="s", hypothesis="within 0 +- 1e-06", unit="seed", status="not-run",
+                rivals={f"{rival}-{j}": Outcome(f"{rival}-{j}", "not-reproduced")
+                        for j in range(3)},
+                reason="Traceback: " + "x" * 400)
+        for i in range(4)
+    ]  # fmt: skip
+    methods = [f"method-{i}[{','.join(f'param_{k}=value_{k}' for k in range(6))}]"
+               for i in range(5)]  # fmt: skip
+    wide = pd.DataFrame({f"metric-{c}-with-a-long-name ↓": ["0.123 ± 0.0456"] * 5
+                         for c in range(16)}, index=methods)  # fmt: skip
+    tasks = ["fair-regression", "gmm-testing", "weak-features", "margin-qml",
+             "bandit-safe-regret", "label-noise", "icl-gmm", "ftrl-shocks", "lsmooth-gd",
+             "equivariant-ntk", "els-diffusion"]  # fmt: skip
+    sections = [
+        Section(task=task, anchor=anchor("task", task), tally="40 ok", best=pd.DataFrame(),
+                table=wide, table_anchor=anchor(task, "table"),
+                parts=[Part(f"{task}-figure-{k}", anchor(task, str(k)), table=wide.iloc[:1])
+                       for k in range(parts)])
+        for task, parts in zip(tasks, [1, 4, 7, 3, 6, 12, 2, 5, 1, 4, 3], strict=True)
+    ]  # fmt: skip
+    return Document(title="all", tally="3,522 ok", provenance="p", verdicts=verdicts,
+                    sections=sections)  # fmt: skip
+
+
+def test_the_report_reads_at_1400_px_and_keeps_each_tasks_contents_together(tmp_path):
+    """In headless Chromium at 1,400 px: the page is no wider than the window, and each
+    task's contents entries stay in one column. Fails with the CSS before the fix
+    (``nav{columns:2}``, nothing wrapped: 3,609 px wide, label-noise's entries split across
+    the two columns)."""
+    import html
+    import json
+    import shutil
+    import subprocess
+
+    from harness.reports.render import render
+
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        pytest.skip("chromium is not installed (Debian: apt-get install chromium)")
+    _, page = render(_wide_document())
+    path = tmp_path / "report.html"
+    path.write_text(page.replace("</body>", PROBE + "</body>"))
+    flags = [*CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}"]
+    shot = tmp_path / "report.png"
+    subprocess.run([chromium, *flags, f"--screenshot={shot}", path.as_uri()],
+                   capture_output=True, timeout=120, check=False)  # fmt: skip
+    assert shot.is_file() and shot.stat().st_size > 10_000
+    dom = subprocess.run([chromium, *flags, "--dump-dom", path.as_uri()], capture_output=True,
+                         text=True, timeout=120, check=False).stdout  # fmt: skip
+    probe = json.loads(html.unescape(dom.split('data-probe="', 1)[1].split('"', 1)[0]))
+    assert probe["viewport"] == 1400 and probe["tasks"] == 11, probe
+    assert probe["width"] <= 1400, probe
+    assert probe["split"] == [], probe

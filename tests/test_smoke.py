@@ -3,6 +3,7 @@ plugins, against a temporary store; then what landed in MLflow."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -74,3 +75,8 @@ def test_smoke_suite_runs_every_plugin_end_to_end(tmp_path, store):
     for parent in parents:
         artifacts = {a.path for a in client.list_artifacts(parent.info.run_id)}
         assert {"suite.yaml", "report"} <= artifacts
+    # the first minute checks something: at least two claims decided, none in error
+    verdicts = json.loads((report / "claims.json").read_text())
+    decided = [v["claim"] for v in verdicts if v["status"] in ("reproduced", "not-reproduced")]
+    assert len(decided) >= 2, [(v["claim"], v["status"]) for v in verdicts]
+    assert not [v for v in verdicts if v["status"] == "error"]

@@ -179,3 +179,14 @@ def test_ui_experiment_page_renders_in_headless_chromium(server, tmp_path):
     ).stdout
     parent = _api(base, f"runs/get?run_id={outcome.parent_run_id}")["run"]["info"]["run_name"]
     assert parent in dom  # the runs table (not the GenAI overview) lists the suite's parent run
+
+
+def test_ui_logs_beside_the_store_not_in_the_temporary_folder(server):
+    """Fails with the log in /tmp (harness-ui-PORT.log), where it used to go."""
+    import tempfile
+
+    base, _, uri = server
+    port = base.rsplit(":", 1)[1]
+    log = Path(uri.removeprefix("sqlite:///")).parent / f"ui-{port}.log"
+    assert log.is_file() and "Traceback" not in log.read_text()
+    assert not (Path(tempfile.gettempdir()) / f"harness-ui-{port}.log").exists()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-import tempfile
 from pathlib import Path
 
 import click
@@ -29,6 +28,7 @@ def ui(tracking_uri: str | None, port: int, host: str, workers: int) -> None:
     """Open the MLflow UI on the store (default: the local one under mlflow/).
 
     Prints the URL once the UI answers; Ctrl-C or SIGTERM stops it with its workers.
+    MLflow's log goes to ui-PORT.log beside the store's database (mlflow/ui-5000.log).
     """
     from harness import redaction
     from harness.store.preflight import check_store
@@ -48,7 +48,7 @@ def ui(tracking_uri: str | None, port: int, host: str, workers: int) -> None:
     check_store(uri)  # a missing database driver or an unreachable database: exit 2
     if port_in_use(host, port):
         raise StoreError(f"Port {port} on {host} is in use (another UI?): pass --port.")
-    log = Path(tempfile.gettempdir()) / f"harness-ui-{port}.log"
+    log = ui_log(uri, port)
     argv = [mlflow_executable(), "ui", "--backend-store-uri", uri, "--host", host]
     argv += ["--port", str(port), "--workers", str(workers)]
     err_console.print(
@@ -63,6 +63,18 @@ def ui(tracking_uri: str | None, port: int, host: str, workers: int) -> None:
     err_console.print("MLflow UI stopped." if code == 0 else f"The MLflow UI exited with {code}.")
     if code:
         sys.exit(ExitCode.FAILED)
+
+
+def ui_log(uri: str, port: int) -> Path:
+    """Where ``harness ui`` writes MLflow's log: ``ui-<port>.log`` beside a SQLite store's
+    database (``mlflow/ui-5000.log`` for the local store), else in ``mlflow/`` of the
+    current folder; inside the project, never in the system's temporary folder."""
+    from harness.store import sqlite_path
+
+    db = sqlite_path(uri)
+    folder = db.parent if db is not None else Path("mlflow")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / f"ui-{port}.log"
 
 
 def _local(host: str) -> str:

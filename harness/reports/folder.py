@@ -22,15 +22,22 @@ from typing import Any
 
 from harness.components import Curve, Skip
 from harness.lazy import LazyModule
+from harness.claims.verdicts import Verdict, count_line
 from harness.plugins.registry import Registry
-from harness.reports.render import Document, Part, Section, anchor, render
 from harness.reports.aggregates import summary_stats, tally
+from harness.reports.render import Document, Part, Section, anchor, markdown_cell, render
 from harness.reports.tables import best_methods, problem_lines, shared_settings, table_of
-from harness.claims.verdicts import Verdict
 
 pd = LazyModule("pandas")  # imported when a table is built (light plugin imports)
 
-__all__ = ["coverage_line", "forest_plot", "sequences_plot", "source_files", "write_report"]
+__all__ = [
+    "claims_note",
+    "coverage_line",
+    "forest_plot",
+    "sequences_plot",
+    "source_files",
+    "write_report",
+]
 
 log = logging.getLogger(__name__)
 MANIFEST = ".harness-report-files"  # the files the last report wrote to its folder
@@ -332,6 +339,18 @@ def _clear(out: Path) -> set[str]:
     return {p.name for p in out.iterdir()}
 
 
+def claims_note(verdicts: Sequence[Verdict]) -> str:
+    """The verdicts as a short Markdown table (claim, status, estimate [interval]) and the
+    count line: ``claims.md`` of the report, which :meth:`harness.store.tracking.Tracker.log_folder`
+    also makes the parent run's description in the MLflow UI."""
+    lines = ["| claim | status | estimate [interval] |", "| --- | --- | --- |"]
+    for v in verdicts:
+        name = f"{v.claim} (exploratory)" if v.exploratory else v.claim
+        cells = (name, str(v.status), v.interval)
+        lines.append("| " + " | ".join(markdown_cell(c) for c in cells) + " |")
+    return "\n".join(lines) + f"\n\n{count_line(verdicts)}\n"
+
+
 def write_report(
     results: pd.DataFrame,
     registry: Registry,
@@ -348,7 +367,8 @@ def write_report(
     Both files open with the title, the tally, how many of the suite's cells have no result
     (with ``cells``) and the options that chose the cells. With ``verdicts``
     (:func:`harness.claims.evaluate_claims`) the verdict table follows, an error's traceback
-    below it, and ``claims.json`` holds them all.
+    below it, ``claims.json`` holds them all and ``claims.md`` their short table
+    (:func:`claims_note`).
 
     ``report.html`` then has a table of contents and, per task, a short summary: the cell
     tally and the best method per dataset and metric by the metric's direction, ties by
@@ -372,6 +392,7 @@ def write_report(
     forest = sequences = ""
     if verdicts:
         (out / "claims.json").write_text(json.dumps([v.as_dict() for v in verdicts], indent=1))
+        (out / "claims.md").write_text(claims_note(verdicts))
         forest = base64.b64encode(forest_plot(verdicts, out / "claims.png")).decode()
         sequences = base64.b64encode(sequences_plot(verdicts, out / "sequences.png")).decode()
     sections, problems = [], []

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import time
 import urllib.parse
 from collections.abc import Iterable, Mapping
@@ -33,6 +34,8 @@ __all__ = [
     "cell_record",
     "logged_params",
     "newest_first",
+    "note",
+    "plain",
     "result_row",
     "run_name",
     "ui_link",
@@ -64,6 +67,8 @@ EXPERIMENT_KIND = "mlflow.experimentKind"  # MLflow 3's UI: model runs, not GenA
 MODEL_RUNS = "custom_model_development"
 UI_VIEW = "harness-metrics"  # id of the saved runs-table view harness writes and links to
 UI_VIEW_TAG = f"mlflow.sharedViewState.{UI_VIEW}"  # MLflow UI 3.x: saved views are these tags
+NOTE = "mlflow.note.content"  # the description the UI shows, of an experiment or a run
+NOTE_LIMIT = 8000  # MLflow's longest run tag value (mlflow.utils.validation.MAX_TAG_VAL_LENGTH)
 
 RUN_STATUS = {"ok": "FINISHED", "skipped": "FINISHED", "failed": "FAILED", "timeout": "FAILED"}
 """MLflow's run status of each cell status."""
@@ -113,6 +118,26 @@ def suite_record(suite_name: str, suite_path: str, tags: Mapping[str, str]) -> R
     tags = {KIND: SUITE, SUITE_FILE: suite_path, **tags, HEARTBEAT: str(int(now))}
     name = time.strftime(f"{suite_name}-%Y%m%d-%H%M%S", time.localtime(now))
     return RunRecord(name=name, start_time=int(now * 1000), tags=tags)
+
+
+def plain(text: str) -> str:
+    """``text`` (a suite's description) shown as written in the UI's Markdown: the
+    characters that would make a link, markup, HTML or a table escaped."""
+    return re.sub(r"([\\`*_\[\]<>|#])", r"\\\1", text)
+
+
+def note(text: str, limit: int = NOTE_LIMIT) -> str:
+    """``text`` as a description (:data:`NOTE`) MLflow accepts: whole lines up to ``limit``
+    characters, then a line saying how many were left out."""
+    if len(text) <= limit:
+        return text
+    lines, kept = text.split("\n"), []
+    for line in lines:
+        if sum(len(k) + 1 for k in kept) + len(line) + 80 > limit:
+            break
+        kept.append(line)
+    kept.append(f"\n... {len(lines) - len(kept)} more line(s): see the report's claims.md")
+    return "\n".join(kept)
 
 
 def cell_record(

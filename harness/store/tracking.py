@@ -92,6 +92,7 @@ class Tracker(StoreReader):
         self.artifact_root = None
         self._sequence: dict[str, int] = {}  # experiment id -> next cell run's SEQUENCE
         self._ui_views: dict[str, tuple[set[str], int | None]] = {}  # id -> (keys, created)
+        self._names: dict[str, str] = {}  # experiment id -> name, as experiment_id found it
         if db is not None:
             try:
                 db.parent.mkdir(parents=True, exist_ok=True)
@@ -161,12 +162,16 @@ class Tracker(StoreReader):
         """
         found = self.store.experiment(name)
         if found is not None:
-            return self._active(name, *found, create or refuse_deleted)
-        if not create:
+            experiment_id = self._active(name, *found, create or refuse_deleted)
+        elif create:
+            location = f"{self.artifact_root}/{name}" if self.artifact_root else None
+            tags = {layout.EXPERIMENT_KIND: layout.MODEL_RUNS}
+            experiment_id = self.store.create_experiment(name, location, tags)
+        else:
             return None
-        location = f"{self.artifact_root}/{name}" if self.artifact_root else None
-        tags = {layout.EXPERIMENT_KIND: layout.MODEL_RUNS}
-        return self.store.create_experiment(name, location, tags)
+        if experiment_id is not None:
+            self._names[experiment_id] = name
+        return experiment_id
 
     def _active(self, name: str, experiment_id: str, stage: str, create: bool) -> str | None:
         """``experiment_id`` when the experiment is active; a deleted one reads as absent,
@@ -245,7 +250,16 @@ class Tracker(StoreReader):
         run.artifacts = {"suite.yaml": yaml.safe_dump(suite.expanded, sort_keys=False)}
         run_id = self.store.create_run(experiment_id, run)
         self._update_ui_view(experiment_id, set())  # the view ui_path opens exists from now
+        self._describe(experiment_id, suite)
         return run_id
+
+    def _describe(self, experiment_id: str, suite: Suite) -> None:
+        """The experiment's description in the UI (:data:`harness.store.layout.NOTE`): the
+        description of the suite file it is named after, written when it differs."""
+        name = self._names.get(experiment_id, suite.name)
+        text = layout.note(layout.plain(experiment_description(suite, name)), 20_000)
+        if text and self.store.experiment_tag(experiment_id, layout.NOTE) != text:
+            self.store.set_experiment_tag(experiment_id, layout.NOTE, text)
 
     @guarded
     def end_suite(self, run_id: str, status: str) -> None:
@@ -373,10 +387,37 @@ class Tracker(StoreReader):
     @guarded
     def log_folder(self, run_id: str, folder: os.PathLike, artifact_path: str) -> None:
         """Attach a local folder to a run (the report): copied in place for a local
-        artifact store, else uploaded by MLflow."""
+        artifact store, else uploaded by MLflow. A report's claims table (``claims.md``:
+        claim, status, estimate [interval]) also becomes the run's description
+        (:data:`harness.store.layout.NOTE`), shown at the top of its page in the UI."""
         from pathlib import Path
 
         self.store.log_artifacts(run_id, Path(folder), artifact_path)
+        claims = Path(folder) / "claims.md"
+        if claims.is_file():
+            self.store.set_tag(run_id, layout.NOTE, layout.note(claims.read_text()))
+
+
+def experiment_description(suite: Suite, name: str) -> str:
+    """The description of the suite file experiment ``name`` is named after: the suite's
+    own, or an included suite's (read again from the file that declares its runs; ``""``
+    when that file is gone or has none)."""
+    if name == suite.name:
+        return suite.description.strip()
+    from pathlib import Path
+
+    from harness.suites.safe_yaml import parse_yaml, read_suite_text
+
+    for run in suite.expanded.get("runs", []):
+        if run.get("experiment") == name and run.get("file"):
+            try:
+                path = Path(run["file"])
+                found = parse_yaml(str(path), read_suite_text(path, str(path)))
+            except Exception:  # a description is no reason to stop a run
+                return ""
+            text = found.get("description", "") if isinstance(found, dict) else ""
+            return text.strip() if isinstance(text, str) else ""
+    return ""
 
 
 def connection_lost(err: BaseException) -> bool:

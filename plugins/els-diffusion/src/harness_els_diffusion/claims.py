@@ -86,7 +86,18 @@ def wins(baseline: Select, by: float) -> Statistic:
     return Statistic(function, f"share of units beating {baseline} by more than {by:g}")
 
 
-class ELSPredictsTrainedNetwork(Claim):
+class _DigitsClaim(Claim):
+    """What every claim here shares: the task, the abstract as source, the main suite's
+    digits cells, seeds as units and a rate over seeds above one half."""
+
+    task = TASK
+    source = Source(PAPER, ARXIV, WHERE)
+    requires = REQUIRES
+    unit = "seed"
+    hypothesis = Greater(0.5)
+
+
+class ELSPredictsTrainedNetwork(_DigitsClaim):
     """The calibrated ELS machine predicts the trained network's samples image by image.
 
     Statistic: the share of seeds whose median over 16 noise draws of r^2 (ELS sample vs
@@ -101,25 +112,20 @@ class ELSPredictsTrainedNetwork(Claim):
     """
 
     name = "els-predicts-trained-network"
-    task = TASK
-    source = Source(PAPER, ARXIV, WHERE)
     statement = (
         "On 8x8 digits, for most independently trained circular-convolution networks the ELS"
         " machine's samples have a median r^2 above 0.65 with the network's samples from the"
         " same noise (paper, full scale: 0.94-0.96; setting a reconstruction, not read in the"
         " paper)."
     )
-    requires = REQUIRES
     metric = R2
-    unit = "seed"
     kind = Rate(threshold=0.65)
-    hypothesis = Greater(0.5)
     subject = ELS
     rivals = (NO_EQUIVARIANCE, NO_LOCALITY, IDEAL, GAUSSIAN, NEAREST)
     control = MISMATCHED
 
 
-class ELSBeatsLocalScore(Claim):
+class ELSBeatsLocalScore(_DigitsClaim):
     """Equivariance matters: ELS predicts the network better than LS (same calibration).
 
     Statistic: the share of seeds where ELS's median r^2 exceeds LS's (both calibrated on
@@ -134,24 +140,19 @@ class ELSBeatsLocalScore(Claim):
     """
 
     name = "els-beats-local-score"
-    task = TASK
-    source = Source(PAPER, ARXIV, WHERE)
     statement = (
         "On 8x8 digits, for most independently trained networks the ELS machine's median r^2"
         " with the network exceeds the LS machine's by more than 0.3 (setting a"
         " reconstruction, not read in the paper)."
     )
-    requires = REQUIRES
     metric = R2
-    unit = "seed"
     kind = wins(LS, 0.3)
-    hypothesis = Greater(0.5)
     subject = ELS
     rivals = (GAUSSIAN, IDEAL, NEAREST)
     control = MISMATCHED
 
 
-class ELSBeatsNonLocalMachines(Claim):
+class ELSBeatsNonLocalMachines(_DigitsClaim):
     """Locality matters: ELS predicts the network better than ELS with the whole image as
     its patch (the equivariant score machine), the best non-local machine of the pilot.
 
@@ -165,24 +166,19 @@ class ELSBeatsNonLocalMachines(Claim):
     """
 
     name = "els-beats-non-local-machines"
-    task = TASK
-    source = Source(PAPER, ARXIV, WHERE)
     statement = (
         "On 8x8 digits, for most independently trained networks the ELS machine's median r^2"
         " with the network exceeds that of ELS with the whole image as patch by more than 0.1"
         " (setting a reconstruction, not read in the paper)."
     )
-    requires = REQUIRES
     metric = R2
-    unit = "seed"
     kind = wins(WHOLE_IMAGE, 0.1)
-    hypothesis = Greater(0.5)
     subject = ELS
     rivals = (NO_EQUIVARIANCE, GAUSSIAN, IDEAL)
     control = MISMATCHED
 
 
-class IdealScoreMemorises(Claim):
+class IdealScoreMemorises(_DigitsClaim):
     """The ideal score machine only reproduces training images.
 
     Statistic: the share of seeds whose median over 16 draws of the per-pixel RMS distance
@@ -196,18 +192,13 @@ class IdealScoreMemorises(Claim):
     """
 
     name = "ideal-score-memorises"
-    task = TASK
-    source = Source(PAPER, ARXIV, WHERE)
     statement = (
         "On 8x8 digits, for most seeds the ideal score machine's median sample lies within"
         " 0.05 RMS of a training image, the ELS machine's and the trained network's do not"
         " (setting a reconstruction, not read in the paper)."
     )
-    requires = REQUIRES
     metric = "nearest-image.train"
-    unit = "seed"
     kind = Rate(threshold=0.05, above=False)
-    hypothesis = Greater(0.5)
     subject = "ideal-score"
     rivals = (
         Rival("els-machine", {"patch": 0}, why="the paper's machine: a patch mosaic"),
@@ -218,7 +209,7 @@ class IdealScoreMemorises(Claim):
     )
 
 
-class TrainedNetworkIsNovel(Claim):
+class TrainedNetworkIsNovel(_DigitsClaim):
     """The trained convolutional network does not reproduce its training images.
 
     Statistic: the share of seeds whose median over 16 draws of the RMS distance of the
@@ -231,18 +222,13 @@ class TrainedNetworkIsNovel(Claim):
     """
 
     name = "trained-network-is-novel"
-    task = TASK
-    source = Source(PAPER, ARXIV, WHERE)
     statement = (
         "On 8x8 digits, for most independently trained networks the median sample lies more"
         " than 0.3 RMS from every training image (setting a reconstruction, not read in the"
         " paper)."
     )
-    requires = REQUIRES
     metric = "nearest-image.train"
-    unit = "seed"
     kind = Rate(threshold=0.3)
-    hypothesis = Greater(0.5)
     subject = "trained-network"
     rivals = (IDEAL, NEAREST)
     control = Swap(

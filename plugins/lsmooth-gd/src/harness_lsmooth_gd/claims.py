@@ -87,7 +87,18 @@ def _share_of_flat_slopes(rows: pd.DataFrame, metric: str, unit: Any, subject: S
     return BinomialSample(hits, int(slopes.size), f"exact binomial over {slopes.size} units")
 
 
-class LeavesBarrierWall(Claim):
+class _LSmoothClaim(Claim):
+    """What every claim here shares: the task, seeds (starting points) as units, a share of
+    them above one half, the paper's step as the subject and frozen l as the control."""
+
+    task = TASK
+    unit = "seed"
+    hypothesis = MAJORITY
+    subject = SUBJECT
+    control = FROZEN_L
+
+
+class LeavesBarrierWall(_LSmoothClaim):
     """Started next to a barrier's wall, the paper's step reaches the minimum fast.
 
     The box log barrier in d = 10 started where ||grad f(x0)|| = 1e6 (about 1e-6 from the
@@ -104,7 +115,6 @@ class LeavesBarrierWall(Claim):
     """
 
     name = "lsmooth-step-leaves-barrier-wall"
-    task = TASK
     source = Source(PAPER, ARXIV, "Abstract (theorems not read)")
     statement = (
         "On a 10-d box log barrier started where ||grad f(x0)|| = 1e6, GD with the paper's step"
@@ -117,15 +127,11 @@ class LeavesBarrierWall(Claim):
               min_seeds=SEEDS),
     )  # fmt: skip
     metric = "evals-to-tolerance.log10_evals"
-    unit = "seed"
     kind = Rate(threshold=2.0, above=False)
-    hypothesis = MAJORITY
-    subject = SUBJECT
     rivals = (L0L1, CLIPPED, CONSTANT, NORMALIZED)
-    control = FROZEN_L
 
 
-class IndependentOfInitialGradient(Claim):
+class IndependentOfInitialGradient(_LSmoothClaim):
     """The paper's step needs almost the same number of calls whatever ||grad f(x0)||.
 
     f = sum |x_i|^4 / 4 in d = 10, started where ||grad f(x0)|| = 1, 1e3, 1e6, 1e9. Per
@@ -143,7 +149,6 @@ class IndependentOfInitialGradient(Claim):
     """
 
     name = "lsmooth-calls-independent-of-initial-gradient"
-    task = TASK
     source = Source(PAPER, ARXIV, "Abstract and introduction (theorems not read)")
     statement = (
         "On f = sum |x_i|^4/4 in d = 10, the gradient calls GD with the paper's step needs to"
@@ -156,19 +161,15 @@ class IndependentOfInitialGradient(Claim):
               {"ell_growth": [True, False]}, min_seeds=SEEDS),
     )  # fmt: skip
     metric = "evals-to-tolerance.evals"
-    unit = "seed"
     kind = Statistic(
         _share_of_flat_slopes,
         "share of units whose log-log slope of evals-to-tolerance.evals in"
         " dataset.start_grad is < 0.1",
     )
-    hypothesis = MAJORITY
-    subject = SUBJECT
     rivals = (L0L1, CLIPPED, CONSTANT, NORMALIZED)
-    control = FROZEN_L
 
 
-class ConvexRate(Claim):
+class ConvexRate(_LSmoothClaim):
     """On a convex objective the paper's step converges at least at the O(1/k) rate.
 
     f = sum |x_i|^4 / 4 in d = 10 from ||grad f(x0)|| = 1e3. Per starting point: the
@@ -186,7 +187,6 @@ class ConvexRate(Claim):
     """
 
     name = "lsmooth-convex-rate"
-    task = TASK
     source = Source(PAPER, ARXIV, "Abstract (convex theorem not read)")
     statement = (
         "On f = sum |x_i|^4/4 in d = 10 from ||grad f(x0)|| = 1e3, f(x_k) - f* under GD with"
@@ -199,15 +199,11 @@ class ConvexRate(Claim):
               min_seeds=SEEDS),
     )  # fmt: skip
     metric = "tail-rate"
-    unit = "seed"
     kind = Rate(threshold=-0.9, above=False)
-    hypothesis = MAJORITY
-    subject = SUBJECT
     rivals = (NORMALIZED,)
-    control = FROZEN_L
 
 
-class NonconvexRate(Claim):
+class NonconvexRate(_LSmoothClaim):
     """On a nonconvex objective the paper's step drives the smallest gradient norm down at
     least at the O(1/k) rate of ||grad f||^2.
 
@@ -227,7 +223,6 @@ class NonconvexRate(Claim):
     """
 
     name = "lsmooth-nonconvex-gradient-rate"
-    task = TASK
     source = Source(PAPER, ARXIV, "Abstract (nonconvex theorem not read)")
     statement = (
         "On the nonconvex f = sum (x_i^2 - 1)^4/8 in d = 10 from ||grad f(x0)|| = 1e3, the"
@@ -241,12 +236,8 @@ class NonconvexRate(Claim):
               min_seeds=SEEDS),
     )  # fmt: skip
     metric = "gradient-rate"
-    unit = "seed"
     kind = Rate(threshold=-0.9, above=False)
-    hypothesis = MAJORITY
-    subject = SUBJECT
     rivals = (NORMALIZED,)
-    control = FROZEN_L
 
 
 CLAIMS = (LeavesBarrierWall, IndependentOfInitialGradient, ConvexRate, NonconvexRate)
