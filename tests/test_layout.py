@@ -38,6 +38,31 @@ def test_every_core_module_is_in_a_layer():
         )
 
 
+def layer_problems(layers: list[str], packages: set[str]) -> list[str]:
+    """What keeps the core's layers from matching its folders: more than 8 layers, or a
+    package that is not a layer of its own (sharing one only with its independent siblings)."""
+    problems = [f"{len(layers)} layers; at most 8"] if len(layers) > 8 else []
+    names = {n.strip() for layer in layers for n in layer.split("|")}
+    problems += [f"package {p} is no layer" for p in sorted(packages - names)]
+    return problems
+
+
+def test_the_core_has_one_layer_per_package_and_at_most_8():
+    (core,) = [c["layers"] for c in _contracts("layers") if c["containers"] == ["harness"]]
+    packages = {p.name for p in (ROOT / "harness").iterdir() if (p / "__init__.py").is_file()}
+    assert {"store", "suites", "runs", "claims", "reports", "plugins", "cli"} <= packages
+    assert layer_problems(core, packages) == []
+
+
+def test_the_layer_check_sees_too_many_layers_and_a_package_left_out():
+    """The check above on deliberately wrong layers: nine of them, one package missing."""
+    layers = [f"m{i}" for i in range(9)]
+    assert layer_problems(layers, {"m0", "store"}) == [
+        "9 layers; at most 8",
+        "package store is no layer",
+    ]
+
+
 def test_the_layout_check_sees_a_module_left_out(tmp_path):
     """The check above fails on a package holding a module its layers do not name."""
     (tmp_path / "listed.py").write_text("")
