@@ -7,6 +7,14 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 JOBS   ?= 2
 
+# `make run`, `smoke`, `claims` and `test` end with their wall time, counted from make's
+# start (installing and linting included), whatever the command's exit status: the time
+# the README quotes (e.g. "make smoke: 41 s").
+MAKE_START := $(shell date +%s)
+timed = @echo '$(1)'; $(1); rc=$$?; s=$$(( $$(date +%s) - $(MAKE_START) )); \
+	if [ $$s -ge 60 ]; then echo "make $@: $$((s / 60)) min $$((s % 60)) s"; \
+	else echo "make $@: $$s s"; fi; exit $$rc
+
 .PHONY: install run smoke claims test lint format benchmark bench ui clean
 
 $(STAMP): requirements.txt pyproject.toml $(wildcard plugins/*/pyproject.toml)
@@ -22,20 +30,20 @@ install: $(STAMP)
 DECIDE_BUDGET ?= 2m
 
 run: install  ## every paper plugin on its real and synthetic data, tracked in mlflow/
-	$(BIN)/harness run suites/all.yaml -j $(JOBS) --decide --decide-budget $(DECIDE_BUDGET)
+	$(call timed,$(BIN)/harness run suites/all.yaml -j $(JOBS) --decide --decide-budget $(DECIDE_BUDGET))
 
 smoke: install  ## each plugin's smallest meaningful configuration (well under 2 minutes)
-	$(BIN)/harness run suites/smoke.yaml -j $(JOBS)
+	$(call timed,$(BIN)/harness run suites/smoke.yaml -j $(JOBS))
 
 # Each paper plugin's committed evidence: the exports of the runs behind its claims
 EVIDENCE := $(foreach p,$(notdir $(wildcard plugins/*)),plugins/$(p)/results/$(p).parquet)
 
 claims: install  ## the verdict of every claim of suites/all.yaml from the committed evidence (no run)
-	$(BIN)/harness claims suites/all.yaml $(foreach f,$(EVIDENCE),--results $(f)) --format markdown
+	$(call timed,$(BIN)/harness claims suites/all.yaml $(foreach f,$(EVIDENCE),--results $(f)) --format markdown)
 
 test: install lint  ## the whole test suite (core and plugins); pytest's "no tests" is not a failure
 	@echo "Note: the crash tests (tests/test_executors.py) segfault on purpose: each 'Fatal Python error: Segmentation fault' traceback in this log follows a line saying it is expected."
-	$(BIN)/pytest -q || [ $$? -eq 5 ]
+	$(call timed,$(BIN)/pytest -q || [ $$? -eq 5 ])
 
 lint: install
 	$(BIN)/ruff check .

@@ -186,6 +186,162 @@ def test_start_up_of_run_and_list(benchmark, full, probe_env, suite_file, new_st
         assert run <= 1.2 and listing <= 0.5
 
 
+DUMMY_PLUGIN = '''"""Generated plugin {i} for the start-up benchmark: a task of its own.
+Importing it leaves a line in imported.log, so the benchmark sees whether a command did."""
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness import Dataset, Method, Metric, hookimpl
+
+with open(Path(__file__).parent.parent / "imported.log", "a") as log:
+    log.write("{i}\\n")
+
+
+class Numbers(Dataset):
+    """Numbers {i} (benchmark fixture)."""
+
+    name = "numbers"
+    task = "dummy-{i}"
+
+    @dataclass
+    class Params:
+        size: int = 1
+
+    def load(self, params, seed):
+        return float(seed) * params.size
+
+
+class Noop(Method):
+    """Returns the data (benchmark fixture)."""
+
+    name = "noop"
+    task = "dummy-{i}"
+
+    @dataclass
+    class Params:
+        tag: int = 0
+
+    def run(self, data, params, seed):
+        return data
+
+
+class Value(Metric):
+    """The output (benchmark fixture)."""
+
+    name = "value"
+    task = "dummy-{i}"
+
+    @dataclass
+    class Params:
+        pass
+
+    def compute(self, data, output):
+        return float(output)
+
+
+@hookimpl
+def harness_datasets():
+    return [Numbers]
+
+
+@hookimpl
+def harness_methods():
+    return [Noop]
+
+
+@hookimpl
+def harness_metrics():
+    return [Value]
+'''
+
+ONE_FAIR_CELL = """
+name: one-fair-cell
+repetitions: 1
+runs:
+  - task: fair-regression
+    datasets: [{name: synthetic-linear, params: {n_train: 200, n_calib: 200, n_test: 200}}]
+    methods: [unconstrained]
+    metrics: [mse]
+"""
+
+
+def _dummy_site(site: Path, count: int) -> Path:
+    """``count`` generated plugins installed in ``site`` (a ``.dist-info`` each, with its
+    entry point and ``top_level.txt``), each with a dataset, a method and a metric of a task
+    of its own; returns the log their imports write."""
+    for i in range(count):
+        module = f"harness_dummy_{i:02d}"
+        (site / module).mkdir(parents=True)
+        (site / module / "__init__.py").write_text(DUMMY_PLUGIN.format(i=i))
+        info = site / f"{module}-0.1.0.dist-info"
+        info.mkdir()
+        name = f"harness-dummy-{i:02d}"
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 0.1.0\n")
+        (info / "entry_points.txt").write_text(f"[harness]\ndummy-{i:02d} = {module}\n")
+        (info / "top_level.txt").write_text(f"{module}\n")
+    return site / "imported.log"
+
+
+def test_start_up_does_not_grow_with_the_plugins_installed(benchmark, full, new_store, tmp_path):
+    """``harness list --task fair-regression`` and a resumed 1-cell fair-regression run,
+    whole processes, with the eleven installed plugins alone and with 20 generated plugins
+    more: the commands alternated, the median of ``START_UP_RUNS`` of each, and the ratio
+    of the medians at most 1.1 (each plugin's cached description is read, no other plugin
+    is imported). After the first command of each environment (which describes every
+    plugin and fills its cache), no generated plugin may be imported at all: checked
+    under ``make test`` too. Fails with the registry importing every plugin (as before
+    the cache): the 20 imports are seen in ``imported.log``."""
+    import os
+
+    log = _dummy_site(tmp_path / "site", 20)
+    suite = tmp_path / "one-fair-cell.yaml"
+    suite.write_text(ONE_FAIR_CELL)
+    base = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MLFLOW_TRACKING_URI")}
+    envs = {
+        "eleven": {**base, "HARNESS_CACHE_DIR": str(tmp_path / "cache-11")},
+        "more": {
+            **base,
+            "HARNESS_CACHE_DIR": str(tmp_path / "cache-31"),
+            "PYTHONPATH": str(tmp_path / "site"),
+        },
+    }
+    stores = {name: new_store() for name in envs}
+
+    def commands(name: str) -> dict[str, list[str]]:
+        run = ["run", str(suite), "--tracking-uri", stores[name], "--report-dir", "reports"]
+        return {"list": ["list", "--task", "fair-regression"], "run": run}
+
+    for name, env in envs.items():  # describe every plugin once; the cell runs once
+        for args in commands(name).values():
+            _whole(env, *args, cwd=tmp_path)
+    assert log.read_text().count("\n") == 20  # each generated plugin described once
+    log.unlink()
+    n = START_UP_RUNS if full else 1
+
+    def measure():
+        times: dict[tuple[str, str], list[float]] = {}
+        for _ in range(n):
+            for what in ("list", "run"):
+                for name, env in envs.items():
+                    seconds = _whole(env, *commands(name)[what], cwd=tmp_path)
+                    times.setdefault((what, name), []).append(seconds)
+        return times
+
+    times = _once(benchmark, measure)
+    assert not log.exists(), f"generated plugins imported: {log.read_text().split()}"
+    for what, label in (("list", "`harness list --task fair-regression`"), ("run", "1-cell run")):
+        eleven = statistics.median(times[what, "eleven"])
+        more = statistics.median(times[what, "more"])
+        record(
+            f"{label}, 11 plugins vs 31 (20 generated)",
+            f"{more / eleven:.2f}x ({more:.2f} vs {eleven:.2f} s)",
+            "<= 1.1x",
+        )
+        if full:
+            assert more / eleven <= 1.1, (what, times)
+
+
 def _median_of(seconds: list[float]) -> str:
     if len(seconds) == 1:
         return f"{seconds[0]:.2f} s (one run)"

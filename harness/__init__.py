@@ -33,6 +33,7 @@ hookimpl = pluggy.HookimplMarker("harness")
 
 MOVED = {  # a module's old path under harness. -> where it lives now
     "backends": "harness.store.backends",
+    "catalog": "harness.plugins.catalog",
     "cell": "harness.runs.cell",
     "discovery": "harness.plugins.discovery",
     "eta": "harness.runs.eta",

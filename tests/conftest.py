@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
 import sys
@@ -16,6 +17,13 @@ import toy_plugin
 from fake_plugins import toy_environment
 
 from harness.plugins.registry import build_registry
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _plugin_cache(tmp_path_factory):
+    """Plugin descriptions (harness.plugins.catalog) cached in the test session's folder, never the
+    user's: every test, and every harness process a test starts, reads and writes there."""
+    os.environ["HARNESS_CACHE_DIR"] = str(tmp_path_factory.mktemp("plugin-cache"))
 
 
 @pytest.fixture

@@ -344,3 +344,195 @@ def test_editing_a_namespace_package_plugin_reruns_its_cells(tmp_path, monkeypat
         "shifted": "code of plugin nsrun changed",
         "mean": "done",
     }
+
+
+# -- each plugin's description cached by its code (harness.plugins.catalog) ------------------
+
+
+def _fresh_registry(site, monkeypatch, prefix: str, entries: set[str]):
+    """A registry built as a new process would: modules named ``prefix*`` forgotten, every
+    installed plugin but ``entries`` blocked."""
+    import importlib
+    import sys
+    from importlib.metadata import entry_points
+
+    importlib.invalidate_caches()
+    for name in [m for m in sys.modules if m.startswith(prefix)]:
+        monkeypatch.delitem(sys.modules, name)
+    others = {ep.name for ep in entry_points(group="harness")} - entries
+    return build_registry(disabled=others, strict=True)
+
+
+@pytest.fixture
+def cached_site(tmp_path, monkeypatch):
+    """A site with plugin ``cachy`` (method ``shifted`` of task ``cachy-task``) on sys.path,
+    and a cache folder of its own."""
+    monkeypatch.setenv("HARNESS_CACHE_DIR", str(tmp_path / "cache"))
+    site = tmp_path / "site"
+    code = PLUGIN_CODE.format(helpers="cachy_helpers", task="cachy-task")
+    _install(
+        site, "cachy", "cachy", {"cachy/__init__.py": code, "cachy_helpers.py": "OFFSET = 0\n"}
+    )
+    monkeypatch.syspath_prepend(str(site))
+    return site
+
+
+def test_a_cached_plugin_is_described_without_being_imported(cached_site, monkeypatch):
+    """The second registry reads the plugin's description: its names and params are known
+    and its fingerprint is the same, yet its module is imported only when its class is used.
+    Fails with the cache unused (the module imported while the registry is built)."""
+    import sys
+
+    first = _fresh_registry(cached_site, monkeypatch, "cachy", {"cachy"})
+    assert "cachy" in sys.modules
+    second = _fresh_registry(cached_site, monkeypatch, "cachy", {"cachy"})
+    assert "cachy" not in sys.modules
+    assert second.names("method", "cachy-task") == ["shifted"]
+    assert second.get("method", "cachy-task", "shifted").part.summary.startswith("Returns OFFSET")
+    assert second.fingerprint("cachy") == first.fingerprint("cachy")
+    assert "cachy" not in sys.modules
+    assert second.get("method", "cachy-task", "shifted").cls.__module__ == "cachy"
+    assert "cachy" in sys.modules
+
+
+def test_an_edit_to_a_plugin_is_seen_at_once_even_with_the_same_size_and_time(
+    cached_site, monkeypatch
+):
+    """A method renamed to a name of the same length, the file's modification time then set
+    back to what it was (a clock too coarse to tell the edit apart): its stats are equal, but
+    the entry was taken too soon after the last edit to trust them, so the files are hashed
+    and the new name is seen. Fails with ``RACY_NS = 0`` (the old name is listed)."""
+    import os
+
+    _fresh_registry(cached_site, monkeypatch, "cachy", {"cachy"})
+    init = cached_site / "cachy" / "__init__.py"
+    before = init.stat()
+    init.write_text(init.read_text().replace('name = "shifted"', 'name = "shafted"'))
+    os.utime(init, ns=(before.st_atime_ns, before.st_mtime_ns))
+    registry = _fresh_registry(cached_site, monkeypatch, "cachy", {"cachy"})
+    assert registry.names("method", "cachy-task") == ["shafted"]
+    init.write_text(init.read_text().replace("return OFFSET", "return OFFSET + 1  # edited"))
+    edited = _fresh_registry(cached_site, monkeypatch, "cachy", {"cachy"})
+    assert edited.fingerprint("cachy") != registry.fingerprint("cachy")
+
+
+def test_a_claim_edit_changes_the_description_but_not_the_fingerprint(cached_site, monkeypatch):
+    """``claims.py`` is left out of the code fingerprint (no cell reruns when a claim is
+    edited), yet it describes the plugin: an edit to it alone is seen by the next registry.
+    Fails with the description keyed on the code fingerprint alone (the raising hook is not
+    called: the cached description is used)."""
+    init = cached_site / "cachy" / "__init__.py"
+    init.write_text(init.read_text() + "\nfrom cachy.claims import harness_claims  # noqa\n")
+    claims = cached_site / "cachy" / "claims.py"
+    claims.write_text("from harness import hookimpl\n\n\n@hookimpl\ndef harness_claims():\n")
+    claims.write_text(claims.read_text() + "    return []\n")
+    _fresh_registry(cached_site, monkeypatch, "cachy", {"cachy"})
+    first = _fresh_registry(cached_site, monkeypatch, "cachy", {"cachy"})  # from the cache
+    claims.write_text(claims.read_text().replace("return []", "raise RuntimeError('edited')"))
+    with pytest.raises(PluginError, match=r"harness_claims\(\) failed: RuntimeError: edited"):
+        _fresh_registry(cached_site, monkeypatch, "cachy", {"cachy"})
+    claims.write_text(claims.read_text().replace("raise RuntimeError('edited')", "return ()"))
+    again = _fresh_registry(cached_site, monkeypatch, "cachy", {"cachy"})
+    assert again.fingerprint("cachy") == first.fingerprint("cachy")
+
+
+def test_a_corrupt_cache_is_rebuilt_never_trusted(cached_site, monkeypatch, tmp_path):
+    """Garbage, a truncated file, valid JSON of another shape, and an entry whose
+    description names another method: each is read as no entry, the plugin described afresh
+    and the file rewritten. Fails when an entry is trusted on its key and stats alone
+    (the forged method is listed)."""
+    import json
+
+    _fresh_registry(cached_site, monkeypatch, "cachy", {"cachy"})
+    (entry,) = (tmp_path / "cache").glob("cachy-*.json")
+    good = json.loads(entry.read_text())
+    forged = json.loads(entry.read_text())
+    forged["description"]["parts"][0]["name"] = "forged"
+    forged["hashes"] = ["0" * 16, "0" * 16]
+    forged["taken"] = 0  # files newer than the entry: hashed, and the hashes differ
+    for garbage in ("\x00garbage{", entry.read_text()[:50], '{"format": 1}', json.dumps(forged)):
+        entry.write_text(garbage)
+        registry = _fresh_registry(cached_site, monkeypatch, "cachy", {"cachy"})
+        assert registry.names("method", "cachy-task") == ["shifted"]
+        assert json.loads(entry.read_text())["description"] == good["description"]
+
+
+def test_a_plugin_that_no_longer_imports_as_described_is_an_error_and_forgotten(
+    cached_site, monkeypatch, tmp_path
+):
+    """A module outside the plugin's package (here its helper) breaks after the plugin was
+    described: the plugin's own files are unchanged, so its cached description is used, and
+    the class, when used, raises a PluginError naming the plugin; the entry is removed, so
+    the next registry describes it afresh and leaves it out as broken."""
+    _fresh_registry(cached_site, monkeypatch, "cachy", {"cachy"})
+    (cached_site / "cachy_helpers.py").write_text("raise ImportError('helper gone')\n")
+    registry = _fresh_registry(cached_site, monkeypatch, "cachy", {"cachy"})
+    assert registry.names("method", "cachy-task") == ["shifted"]
+    with pytest.raises(PluginError, match=r"Plugin 'cachy' changed.*helper gone"):
+        registry.get("method", "cachy-task", "shifted").cls  # noqa: B018
+    assert list((tmp_path / "cache").glob("cachy-*.json")) == []
+    with pytest.raises(PluginError, match=r"'cachy'.*failed to import.*helper gone"):
+        _fresh_registry(cached_site, monkeypatch, "cachy", {"cachy"})
+
+
+def test_a_scoped_registry_holds_the_tasks_looked_up_and_their_families():
+    """Nothing in scope at first; looking up task ``toy`` brings in the toy plugin, and the
+    plugin whose claim (of task ``other-task``) is declared in the toy claims' Holm family
+    comes in with it: Holm counts every member of a family. A third plugin enters only when
+    its task is looked up (here by key, as ``--add-method`` does). Fails with the family
+    closure removed from ``Registry._enter`` (the sibling's plugin stays out)."""
+
+    class Noise(toy_plugin.Noise):
+        """The toy's data, for another task."""
+
+        task = "other-task"
+
+    class Mean(toy_plugin.Mean):
+        """The toy's mean, for another task."""
+
+        task = "other-task"
+
+    class Sibling(toy_plugin.ShiftCostsAccuracy):
+        """The shift claim on another task, in the toy claims' family."""
+
+        name = "sibling-claim"
+        task = "other-task"
+        family = toy_plugin.ShiftCostsAccuracy.family_name()
+
+    class Other:
+        @harness.hookimpl
+        def harness_datasets(self):
+            return [Noise]
+
+        @harness.hookimpl
+        def harness_methods(self):
+            return [Mean]
+
+        @harness.hookimpl
+        def harness_claims(self):
+            return [Sibling]
+
+    class Lonely(toy_plugin.Mean):
+        """A method of a third task."""
+
+        name = "lonely"
+        task = "lonely-task"
+
+    class Lone:
+        @harness.hookimpl
+        def harness_methods(self):
+            return [Lonely]
+
+    plugins = {"toy": toy_plugin, "other": Other(), "lone": Lone()}
+    built = build_registry(plugins, entry_points=False, strict=True)
+    scoped = built.scoped()
+
+    def held() -> set[str]:
+        return {e.plugin for by_key in scoped.entries.values() for e in by_key.values()}
+
+    assert held() == set() and "lonely-task" in scoped.tasks()  # every task is known
+    assert "mean" in scoped.names("method", "toy")
+    assert held() == {"toy", "other"}
+    assert ("lonely-task", "lonely") in scoped.entries["method"]
+    assert held() == {"toy", "other", "lone"}
+    assert {e.plugin for by_key in built.entries.values() for e in by_key.values()} == set(plugins)

@@ -80,3 +80,31 @@ def test_smoke_suite_runs_every_plugin_end_to_end(tmp_path, store):
     decided = [v["claim"] for v in verdicts if v["status"] in ("reproduced", "not-reproduced")]
     assert len(decided) >= 2, [(v["claim"], v["status"]) for v in verdicts]
     assert not [v for v in verdicts if v["status"] == "error"]
+
+
+def test_the_readme_quotes_one_time_per_make_command_and_tallies_from_its_logs():
+    """Each ``make X: T`` and tally line the README quotes is one that make printed (the
+    logs committed under docs/figures), at most one time per command, and the smoke's tally
+    counts the smoke suite's cells. Fails on the README before: ``2,289 ok, 90 skipped``
+    against a suite of other size, printed by no committed run."""
+    import re
+
+    from harness.plugins.registry import build_registry
+    from harness.suites.loading import load_suite
+
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    logs = " ".join(
+        " ".join(p.read_text().split()) for p in (ROOT / "docs" / "figures").glob("make-*.log")
+    )
+    times = re.findall(r"make (smoke|run|claims|test): (\d+ min \d+ s|\d+ s)", readme)
+    assert times, "the README quotes no time make printed"
+    commands = [command for command, _ in times]
+    assert len(commands) == len(set(commands)), times
+    for command, took in times:
+        assert f"make {command}: {took}" in logs, (command, took)
+    tallies = re.findall(r"[\d,]+ ok, \d+ skipped, \d+ failed, \d+ timed out in [\d.]+ s", readme)
+    assert tallies and all(t in logs for t in tallies), tallies
+    logged = re.search(r"([\d,]+) ok, (\d+) skipped, (\d+) failed, (\d+) timed out", logs)
+    suite = load_suite(ROOT / "suites" / "smoke.yaml", build_registry())
+    assert sum(int(n.replace(",", "")) for n in logged.groups()) == len(suite.cells)
+    assert f"its {len(suite.cells)} cells" in readme

@@ -294,30 +294,37 @@ class Claim(Component):
     def selected(self, results: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
         """``(ok rows of the required cells, [each required cell short of seeds])``: the
         rows of each required cell in turn, each row once."""
-        ok = results[results["status"].eq("ok")] if "status" in results else results
+        rows, missing = self._selected(Table(results))
+        return rows.frame(), missing
+
+    def _selected(self, results: Table) -> tuple[Table, list[str]]:
+        """:meth:`selected` over a table: the rows as a table of the same frame."""
+        ok = results.take(results.isin("status", ("ok",))) if "status" in results else results
         missing, parts = [], []
         for need in self.required_cells():
-            mask = need.mask(ok)
+            mask = need.table_mask(ok)
             missing += need.shortfalls(ok, mask)
-            parts.append(np.flatnonzero(mask.to_numpy()))
+            parts.append(np.flatnonzero(mask))
         if not parts:
-            return ok.iloc[:0], missing
+            return ok.take(np.zeros(len(ok), dtype=bool)), missing
         positions = np.concatenate(parts)
         _, first = np.unique(positions, return_index=True)
-        frame = ok.iloc[positions[np.sort(first)]]
-        if "run_id" not in frame or frame["run_id"].duplicated().any():
-            frame = frame.drop_duplicates()  # rows alike in every column: one is kept
-        return frame, missing
+        rows = ok.at(positions[np.sort(first)])
+        ids = rows.column("run_id")[0] if "run_id" in rows else None
+        if ids is None or len(np.unique(ids)) < len(ids):
+            rows = rows.at(_first_of_each(rows))  # rows alike in every column: one is kept
+        return rows, missing
 
-    def evaluate(self, results: pd.DataFrame) -> Verdict:
+    def evaluate(self, results: pd.DataFrame | Table) -> Verdict:
         """The verdict from ``results`` (a ``harness results`` table of the task, any
-        number of rows), before Holm. Never raises: a failing claim is ``error`` with its
-        traceback, an unsound estimate ``error`` naming the field."""
+        number of rows, or a :class:`~harness.claims.selection.Table` of one), before
+        Holm. Never raises: a failing claim is ``error`` with its traceback, an unsound
+        estimate ``error`` naming the field."""
         try:
-            rows, missing = self.selected(results)
+            every = results if isinstance(results, Table) else Table(results)
+            table, missing = self._selected(every)
             if missing:
                 return self._verdict(Status.NOT_RUN, reason="missing cells: " + "; ".join(missing))
-            table = Table(rows)  # every sample below reads it: factorized once
             estimate, status = self._test(table)
             problems = estimate_problems(estimate, legacy=not self.declared())
             if problems:
@@ -330,10 +337,10 @@ class Claim(Component):
             status, reason = _combine(status, control, rivals)
             if status == Status.INCONCLUSIVE and not reason:
                 reason = refusal(estimate.test)
+            ids = table.values("run_id") if "run_id" in table else []
             return self._verdict(status, estimate=estimate, control=control, rivals=rivals,
-                                 added=self._added(results, rows), reason=reason,
-                                 run_ids=sorted(map(str, rows.get("run_id", [])))
-                                 )  # fmt: skip
+                                 added=self._added(every, table), reason=reason,
+                                 run_ids=sorted(map(str, ids)))  # fmt: skip
         except (KeyboardInterrupt, GeneratorExit):
             raise
         except BaseException:  # plugin code, sys.exit included: its fault is its verdict
@@ -399,28 +406,44 @@ class Claim(Component):
         status, estimate, reason = self._status_of(changed)
         return Outcome(name, status, estimate, why, reason=reason)
 
-    def _added(self, results: pd.DataFrame, rows: pd.DataFrame) -> dict[str, Outcome]:
+    def _added(self, results: Table, rows: Table) -> dict[str, Outcome]:
         """Each method of another plugin in ``results``, put in the subject's place."""
         subject = self.subject_method()
         if subject is None or "method" not in results:
             return {}
+        named = {m for need in self.required_cells() for m in need.methods}
+        ok = results.take(results.isin("status", ("ok",))) if "status" in results else results
+        candidates = set(ok.values("method")) - named
+        theirs = rows.isin("method", (subject,))
+        if "plugin" in ok and theirs.any():
+            own = set(rows.take(theirs).values("plugin"))
+            candidates = set(ok.take(~ok.isin("plugin", list(own))).values("method")) - named
+        if not candidates:
+            return {}
         import pandas as pd
 
-        named = {m for need in self.required_cells() for m in need.methods}
-        ok = results[results["status"].eq("ok")] if "status" in results else results
-        candidates = set(ok["method"]) - named
-        if "plugin" in ok and rows["method"].eq(subject).any():
-            own = set(rows.loc[rows["method"].eq(subject), "plugin"])
-            candidates = set(ok.loc[~ok["plugin"].isin(own), "method"]) - named
         out = {}
+        frame = ok.frame()
         for method in sorted(candidates):
             needs = [need for need in self.requires if subject in need.methods]
-            theirs = [need.rows(ok, method) for need in needs]
-            mine = pd.concat(theirs) if theirs else ok.iloc[:0]
+            parts = [need.rows(frame, method) for need in needs]
+            mine = pd.concat(parts) if parts else frame.iloc[:0]
             if mine.empty:
                 continue
-            out[method] = self._placed(Table(pd.concat([rows, mine])), Select(method), method)
+            placed = Table(pd.concat([rows.frame(), mine]))
+            out[method] = self._placed(placed, Select(method), method)
         return out
+
+
+def _first_of_each(rows: Table) -> np.ndarray:
+    """The positions of ``rows`` that are the first of rows alike in every column
+    (``DataFrame.drop_duplicates``), in order."""
+    names = rows.names()
+    if not names or not len(rows):
+        return np.arange(len(rows))
+    stacked = np.stack([rows.column(name)[0] for name in names], axis=1)
+    _, first = np.unique(stacked, axis=0, return_index=True)
+    return np.sort(first)
 
 
 def _tuple(value: Any) -> tuple:

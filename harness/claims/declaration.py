@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from harness.claims.selection import Select, param_matches
+from harness.claims.selection import Select, Table, param_matches
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -105,59 +105,97 @@ class Cells:
                     for k, v in self.method_params.items())
         )  # fmt: skip
 
-    def shortfalls(self, ok: pd.DataFrame, mask: pd.Series | None = None) -> list[str]:
+    def table_mask(self, table: Table) -> np.ndarray:
+        """:meth:`mask` over a :class:`~harness.claims.selection.Table`, as a boolean array."""
+        return table.mask(self.select()) & table.isin("method", self.methods)
+
+    def shortfalls(self, ok: pd.DataFrame | Table, mask: Any = None) -> list[str]:
         """Each required cell of ``ok`` rows short of ``min_seeds`` seeds: every method,
         every value of a list-valued param, every configuration found (counted apart).
-        ``mask``: :meth:`mask` of ``ok``, when known."""
+        ``mask``: :meth:`mask` of ``ok`` (or :meth:`table_mask` of a table), when known."""
+        table = ok if isinstance(ok, Table) else Table(ok)
+        keep = self.table_mask(table) if mask is None else np.asarray(mask, dtype=bool)
         out = []
         lists = {f"{p}.{k}": v for p, wanted in (("dataset", self.dataset_params),
                  ("method", self.method_params)) for k, v in wanted.items()
                  if isinstance(v, (list, tuple, set, frozenset))}  # fmt: skip
-        mine = ok[self.mask(ok) if mask is None else mask]
+        mine = table.take(keep)
         for method in self.methods:
-            rows = mine[mine["method"].eq(method)]
+            rows = mine.take(mine.isin("method", (method,)))
             dataset, named = (
                 _named(self.dataset, self.dataset_params),
                 _named(method, self.method_params),
             )
             name = f"{dataset} x {named}"
-            if rows.empty:
+            if not len(rows):
                 out.append(f"{name}: 0 of {self.min_seeds} seeds")
                 continue
             for column, values in lists.items():
-                distinct = rows[column].drop_duplicates().tolist()
+                codes, levels = rows.column(column)
+                distinct = levels.values[np.unique(codes[codes >= 0])].tolist()
                 for value in values:
                     if not any(param_matches(v, value) for v in distinct):
                         out.append(f"{name}: no cells with {column}={value}")
             params = _configuration_columns(rows)
             if _fewest_seeds(rows, params) >= self.min_seeds:
                 continue
-            seeds = rows.groupby(params, dropna=False)["seed"].nunique() if params else \
-                rows["seed"].nunique()  # fmt: skip
-            counts = seeds if hasattr(seeds, "items") else {(): seeds}
-            for key, n in counts.items():
-                if n < self.min_seeds:
-                    where = ", ".join(f"{c}={k}" for c, k in zip(params, np.atleast_1d(key),
-                                      strict=False))  # fmt: skip
-                    where = f" [{where}]" if where else ""
-                    out.append(f"{name}{where}: {n} of {self.min_seeds} seeds")
+            out += self._short_configurations(rows.frame(), params, name)
+        return out
+
+    def _short_configurations(self, rows: pd.DataFrame, params: list[str], name: str) -> list[str]:
+        """Each configuration (equal ``params``) of ``rows`` with fewer than ``min_seeds``
+        seeds, named."""
+        out = []
+        seeds = rows.groupby(params, dropna=False)["seed"].nunique() if params else \
+            rows["seed"].nunique()  # fmt: skip
+        counts = seeds if hasattr(seeds, "items") else {(): seeds}
+        for key, n in counts.items():
+            if n < self.min_seeds:
+                where = ", ".join(f"{c}={k}" for c, k in zip(params, np.atleast_1d(key),
+                                  strict=False))  # fmt: skip
+                where = f" [{where}]" if where else ""
+                out.append(f"{name}{where}: {n} of {self.min_seeds} seeds")
         return out
 
 
-def _configuration_columns(rows: pd.DataFrame) -> list[str]:
+def _text_codes(rows: Table, name: str) -> np.ndarray:
+    """Column ``name``'s codes over ``rows``, values equal as text sharing one (what
+    ``pd.factorize(column.astype(str))`` tells apart), -1 where missing."""
+    codes, levels = rows.column(name)
+    merged = levels._cache.get("text")
+    if merged is None:
+        import pandas as pd
+
+        merged = np.append(pd.factorize(np.array([str(v) for v in levels.values],
+                                                 dtype=object))[0], -1)  # fmt: skip
+        levels._cache["text"] = merged
+    return merged[codes]
+
+
+def _dense(codes: np.ndarray) -> tuple[np.ndarray, int]:
+    """``codes`` renumbered ``0..k-1`` over the values present (-1 stays), and ``k``."""
+    present = codes >= 0
+    out = np.full(len(codes), -1, dtype=np.intp)
+    if not present.any():
+        return out, 0
+    values, inverse = np.unique(codes[present], return_inverse=True)
+    out[present] = inverse.ravel()
+    return out, len(values)
+
+
+def _configuration_columns(rows: Table) -> list[str]:
     """The param columns that tell configurations apart: each seed holds several of their
     values, and every seed the same ones. A dataset's ``describe()`` fact logged as
     ``dataset.<key>`` (drawn with the data: one value a seed, another for the next seed) is
-    no configuration, nor is a param every row shares."""
-    import pandas as pd
-
+    no configuration, nor is a param every row shares (values compared as text)."""
     out = []
-    seeds = pd.factorize(rows["seed"].astype(str), use_na_sentinel=True)[0]
-    for column in rows.columns:
-        if not column.startswith(("dataset.", "method.")) or not rows[column].notna().any():
+    seeds, _ = _dense(_text_codes(rows, "seed"))
+    for column in rows.names():
+        if not column.startswith(("dataset.", "method.")):
             continue
-        values = pd.factorize(rows[column].astype(str), use_na_sentinel=True)[0]
-        kinds = int(values.max()) + 1  # distinct values (nunique)
+        values, kinds = _dense(_text_codes(rows, column))
+        if not kinds:
+            continue
         both = (seeds >= 0) & (values >= 0)
         pairs = np.unique(seeds[both] * kinds + values[both])  # each seed's distinct values
         per_seed = np.bincount(pairs // kinds).max() if pairs.size else 0
@@ -166,14 +204,12 @@ def _configuration_columns(rows: pd.DataFrame) -> list[str]:
     return out
 
 
-def _fewest_seeds(rows: pd.DataFrame, params: list[str]) -> int:
+def _fewest_seeds(rows: Table, params: list[str]) -> int:
     """The fewest distinct seeds of any configuration (equal ``params`` values, a missing
     value one of them) of ``rows``: ``groupby(params, dropna=False)["seed"].nunique().min()``
     on codes."""
-    import pandas as pd
-
-    seed = pd.factorize(rows["seed"], use_na_sentinel=True)[0]
-    keys = [pd.factorize(rows[c], use_na_sentinel=False)[0] for c in params]
+    seed = rows.column("seed")[0]
+    keys = [rows.column(c)[0] for c in params]
     stacked = np.stack([*keys, seed], axis=1)[seed >= 0]
     if not len(stacked):
         return 0

@@ -163,7 +163,8 @@ def read_results(path: str | Any) -> pd.DataFrame:
     if file.suffix == ".csv":
         frame = frame.apply(lambda c: c if pd.api.types.is_numeric_dtype(c) else c.map(_unquoted))
     for column in [c for c in frame.columns if c.startswith(_PARAMS)]:
-        frame[column] = frame[column].map(_param_text)  # as the store gives them: strings
+        if not isinstance(frame[column].dtype, pd.StringDtype):  # text already: as it is
+            frame[column] = frame[column].map(_param_text)  # as the store gives them: strings
     return _typed(_whole_rows(frame, file), file)
 
 
@@ -260,7 +261,8 @@ def _whole_rows(frame: pd.DataFrame, file: Any) -> pd.DataFrame:
         raise SuiteError(
             f"--results {file}: row {len(frame)} ends without a newline: the file was cut; {again}."
         )
-    frame = frame[~frame.astype(str).duplicated()]  # exact repeats: the same row twice
+    if "run_id" not in frame.columns or frame["run_id"].duplicated().any():  # else none
+        frame = frame[~frame.astype(str).duplicated()]  # exact repeats: the same row twice
     for column, what in (("run_id", "run"), ("cell_hash", "cell")):
         if column in frame.columns and frame[column].duplicated().any():
             twice = frame.loc[frame[column].duplicated(), column].iloc[0]
@@ -347,13 +349,9 @@ def check_results(frame: pd.DataFrame, registry: Any, cells: Sequence[Any], wher
             f"{where} has no cell_hash column: its rows cannot be tied to the suite's cells;"
             " export the results again with 'harness results'."
         )
-    candidates: dict[tuple, list[tuple[Any, dict[str, str]]]] = {}
-    for cell in cells:
-        params = {k: v for k, v in cell.params().items() if k.startswith(_PARAMS)}
-        key = (cell.task, cell.dataset, cell.method, int(cell.seed))
-        candidates.setdefault(key, []).append((cell, params))
+    candidates = _candidates(cells)
     keep, other, stale = [], [], []
-    for position, row in enumerate(frame.to_dict("records")):
+    for position, row in enumerate(_identities(frame)):
         key = (row["task"], row["dataset"], row["method"], _seed(row["seed"]))
         found = [c for c, params in candidates.get(key, ()) if _has(row, params)]
         if not found:
@@ -382,6 +380,37 @@ def check_results(frame: pd.DataFrame, registry: Any, cells: Sequence[Any], wher
         position, row, near = other[0]
         example = f"{_named_row(position, row)} {_differs(row, near)}"
     return Matched(where, frame.iloc[keep], len(other), example)
+
+
+_CANDIDATES: list[tuple[Sequence[Any], dict]] = []
+"""The last cells :func:`_candidates` indexed, and their index (``harness claims`` checks
+one export after another against the same suite's cells)."""
+
+
+def _candidates(cells: Sequence[Any]) -> dict[tuple, list[tuple[Any, dict[str, str]]]]:
+    """``{(task, dataset, method, seed): [(cell, its dataset and method params as the
+    store logs them)]}`` of ``cells``."""
+    if _CANDIDATES and _CANDIDATES[0][0] is cells:
+        return _CANDIDATES[0][1]
+    candidates: dict[tuple, list[tuple[Any, dict[str, str]]]] = {}
+    for cell in cells:
+        params = {k: v for k, v in cell.params().items() if k.startswith(_PARAMS)}
+        key = (cell.task, cell.dataset, cell.method, int(cell.seed))
+        candidates.setdefault(key, []).append((cell, params))
+    _CANDIDATES[:] = [(cells, candidates)]  # holding ``cells``: its id is not reused
+    return candidates
+
+
+_IDENTITY = ("task", "dataset", "method", "seed", "cell_hash", "plugin", "plugin_version",
+             "plugin_fingerprint")  # fmt: skip
+
+
+def _identities(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """Each row's identity columns (:data:`_IDENTITY` and the params), as
+    ``frame.to_dict("records")`` gives them, without the metrics."""
+    names = [c for c in frame.columns if c in _IDENTITY or str(c).startswith(_PARAMS)]
+    columns = [frame[c].tolist() for c in names]
+    return [dict(zip(names, values, strict=True)) for values in zip(*columns, strict=True)]
 
 
 def _seed(value: Any) -> int:

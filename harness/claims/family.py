@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from harness.claims.contract import Claim
 from harness.claims.hypotheses import ALPHA
 from harness.claims.isolation import Isolated, call_isolated_each, claim_timeout
+from harness.claims.selection import Table
 from harness.claims.stats import holm
 from harness.claims.verdicts import Status, Verdict
 
@@ -53,12 +54,12 @@ def evaluate_claims(
     pool = list(dict.fromkeys([*registered, *asked]))
     limit = claim_timeout() if timeout is None else timeout
     verdicts: dict[type[Claim], Verdict] = {}
-    tasks: dict[tuple[str, ...], pd.DataFrame] = {}
+    tasks: dict[tuple[str, ...], Table] = {}
     for family in _families(asked, pool if registered else asked):
         for cls in family:
             key = tuple(cls.tasks())
-            if key not in tasks:
-                tasks[key] = _of_task(results, cls)
+            if key not in tasks:  # factorized here, once: every claim's child reads it
+                tasks[key] = Table.prepared(_of_task(results, cls))
         calls = [(cls, tasks[tuple(cls.tasks())], cls.name in anytime) for cls in family]
         outcomes = call_isolated_each(_build_and_evaluate, calls, timeout=limit)
         for cls, outcome in zip(family, outcomes, strict=True):
@@ -111,15 +112,15 @@ def _units_needed(cls: type[Claim], verdicts: dict[type[Claim], Verdict], size: 
     e = v.estimate
     if not cls.declared() or not math.isfinite(e.mde) or e.mde <= 0:
         return
-    from scipy import stats
+    from harness.claims.samples import normal_quantile as z
 
     low, high = v.band
     distance = min(abs(e.estimate - low), abs(high - e.estimate))
     if not math.isfinite(distance) or distance <= 0:
         return
     # the MDE scales as 1/sqrt(n): units for the effect at the stricter level
-    z_now = stats.norm.ppf(1 - v.alpha) + stats.norm.ppf(0.8)
-    z_need = stats.norm.ppf(1 - ALPHA / size) + stats.norm.ppf(0.8)
+    z_now = z(1 - v.alpha) + z(0.8)
+    z_need = z(1 - ALPHA / size) + z(0.8)
     needed = math.ceil(e.n * (e.mde * z_need / z_now / distance) ** 2)
     verdicts[cls] = v.replace(units_needed=max(needed, e.n + 1))
 
@@ -137,7 +138,7 @@ def _verdict_of(cls: type[Claim], outcome: Isolated) -> Verdict:
                    reason=reason)  # fmt: skip
 
 
-def _build_and_evaluate(cls: type[Claim], results: pd.DataFrame, anytime: bool) -> Verdict:
+def _build_and_evaluate(cls: type[Claim], results: Table, anytime: bool) -> Verdict:
     claim = cls()
     if anytime and cls.declared():
         from harness.claims.sequential import Anytime

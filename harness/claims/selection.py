@@ -186,18 +186,33 @@ class _Levels:
     """The distinct values of a column (``values``, shape (k,), no missing value), and what
     is derived from them once: the values as floats, which of them a param matches."""
 
-    __slots__ = ("_floats", "_matching", "values")
+    __slots__ = ("_cache", "_floats", "_matching", "values")
 
     def __init__(self, values: Any) -> None:
         self.values = np.asarray(values, dtype=object)
         self._floats: np.ndarray | None = None
         self._matching: dict[tuple[str, bool], np.ndarray] = {}
+        self._cache: dict[str, Any] = {}
 
     def floats(self) -> np.ndarray:
-        """Shape (k + 1,): each value as a float, then ``nan`` (code -1: missing)."""
+        """Shape (k + 1,): each value as a float, then ``nan`` (code -1: missing); a value
+        that is no number is ``nan`` here and named by :meth:`not_numbers`."""
         if self._floats is None:
-            self._floats = np.append(self.values.astype(float), np.nan)
+            try:
+                self._floats = np.append(self.values.astype(float), np.nan)
+            except (TypeError, ValueError):  # another table of the frame has such a value
+                self._floats = np.append([_float(v) for v in self.values], np.nan)
         return self._floats
+
+    def not_numbers(self, codes: np.ndarray) -> None:
+        """Raise what ``float(value)`` raises for the first of ``codes``' values that is no
+        number (as converting those rows alone would).
+
+        :raises ValueError, TypeError: such a value.
+        """
+        floats = self.floats()
+        for code in np.unique(codes[np.isnan(floats[codes]) & (codes >= 0)]):
+            float(self.values[code])  # raises for text; a nan value is a number
 
     def matching(self, wanted: Any, exact: bool) -> np.ndarray:
         """Shape (k + 1,): whether each value is ``wanted`` (:func:`param_matches`, or
@@ -209,9 +224,17 @@ class _Levels:
         return self._matching[key]
 
 
+def _float(value: Any) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return math.nan
+
+
 class _Columns:
     """A DataFrame's columns factorized on first use, shared by every :class:`Table` made
-    from it."""
+    from it (factorized at once by :meth:`Table.prepared`, before a fork, so that every
+    claim of a task reads the codes its parent made)."""
 
     __slots__ = ("coded", "frame", "units")
 
@@ -244,7 +267,7 @@ class Table:
     (['b', 'b', 'a', 'a'], [0.5, 0.7])
     """
 
-    __slots__ = ("_own", "columns", "index", "renumbered")
+    __slots__ = ("_cache", "_own", "columns", "index", "renumbered")
 
     def __init__(
         self,
@@ -257,6 +280,16 @@ class Table:
         self.index = np.arange(len(self.columns.frame)) if index is None else index
         self._own = own or {}
         self.renumbered = renumbered
+        self._cache: dict[Any, Any] = {}
+
+    @classmethod
+    def prepared(cls, frame: pd.DataFrame) -> Table:
+        """A table of every row of ``frame`` with every column factorized now (the codes a
+        forked child then reads instead of making its own)."""
+        table = cls(frame)
+        for name in frame.columns:
+            table.columns.column(name)
+        return table
 
     def __len__(self) -> int:
         return len(self.index)
@@ -278,9 +311,36 @@ class Table:
         return codes[self.index], levels
 
     def floats(self, name: str) -> np.ndarray:
-        """Column ``name`` as floats, shape (len(self),)."""
+        """Column ``name`` as floats, shape (len(self),).
+
+        :raises ValueError: a value of these rows is no number.
+        """
         codes, levels = self.column(name)
-        return levels.floats()[codes]
+        out = levels.floats()[codes]
+        if np.isnan(out).any():
+            levels.not_numbers(codes)
+        return out
+
+    def values(self, name: str) -> np.ndarray:
+        """Column ``name``'s values over these rows, ``nan`` where missing (object array)."""
+        codes, levels = self.column(name)
+        return np.append(levels.values, np.nan)[codes]
+
+    def isin(self, name: str, wanted: Sequence[Any]) -> np.ndarray:
+        """Whether column ``name`` equals one of ``wanted`` in each row (``Series.isin``)."""
+        codes, levels = self.column(name)
+        hits = np.zeros(len(levels.values) + 1, dtype=bool)
+        for value in wanted:
+            if value is None or (isinstance(value, float) and math.isnan(value)):
+                hits[-1] = True  # a missing value, as isin matches one
+            else:
+                hits |= levels.matching(value, exact=True)
+        return hits[codes]
+
+    def at(self, positions: np.ndarray) -> Table:
+        """The rows at integer ``positions`` (shape (m,)), in that order."""
+        own = {name: (codes[positions], levels) for name, (codes, levels) in self._own.items()}
+        return Table(self.columns, self.index[positions], own, self.renumbered)
 
     def mask(self, select: Select) -> np.ndarray:
         """What ``select.mask`` gives on :meth:`frame`, as a boolean array."""
@@ -399,6 +459,12 @@ class Table:
 
         :raises KeyError: a column is not in the rows.
         """
+        key = ("groups", tuple(columns))
+        if key not in self._cache:  # a randomised control asks for the same groups each draw
+            self._cache[key] = self._groups(columns)
+        return self._cache[key]
+
+    def _groups(self, columns: Sequence[str]) -> list[np.ndarray]:
         ranks = []
         for name in columns:
             if name not in self:

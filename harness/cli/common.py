@@ -67,21 +67,24 @@ def session() -> Session:
 
 
 def get_registry() -> Any:
-    """Every installed plugin (or the session's registry); each one left out as broken is
-    reported here, once."""
+    """The installed plugins (or the session's registry), scoped: a plugin enters when a
+    task of its is looked up, and is imported only when a class of its is used
+    (:meth:`harness.plugins.registry.Registry.scoped`), so a command imports the plugins of the
+    tasks it names and no other. Each plugin left out as broken is reported here, once."""
     given = session().registry
     if given is not None:
-        return given
+        return given.scoped() if hasattr(given, "scoped") else given
     from harness.plugins.registry import build_registry
 
     built = build_registry()
     for name, fault in built.broken.items():
         err_console.print(f"[yellow]warning:[/] plugin '{name}' left out: {escape(fault)}")
-    return built
+    return built.scoped()
 
 
 def load(path: str, overrides: Any = None) -> tuple[Any, Any]:
-    """``(registry, suite)``: the suite at ``path`` shaped by ``overrides``."""
+    """``(registry, suite)``: the suite at ``path`` shaped by ``overrides``; the registry
+    holds the plugins of the suite's tasks (:func:`get_registry`)."""
     from harness.suites.loading import load_suite
 
     components = get_registry()

@@ -44,31 +44,38 @@ def list_(tasks: tuple[str, ...]) -> None:
         table = Table(title=f"task: {literal(task)}")
         for col in ("kind", "name", "plugin", "what it is", "params: type = default"):
             table.add_column(col, overflow="fold")
-        for kind, entries in registry.entries.items():
-            for (t, name), entry in sorted(entries.items()):
-                if t != task:
-                    continue
-                summary = (inspect.getdoc(entry.cls) or "").split("\n", 1)[0]
-                params = params_text(entry.cls)
-                if kind == "claim":  # what it states, and what would make it hold
-                    summary = getattr(entry.cls, "statement", summary)
-                    hypothesis = getattr(entry.cls, "hypothesis", "")
-                    params = f"estimate {hypothesis}; {getattr(entry.cls, 'source', '')}"
-                table.add_row(*plain(kind, name, entry.plugin, summary, params))
+        for kind in registry.entries:  # dataset, method, metric, report, claim
+            for name in registry.names(kind, task):
+                entry = registry.get(kind, task, name)
+                table.add_row(*plain(kind, name, entry.plugin, *_described(kind, entry)))
         console.print(table)
 
 
+def _described(kind: str, entry: Any) -> tuple[str, str]:
+    """``(what it is, its params)`` of a component from its description (the plugin is not
+    imported); for a claim, what it states, and what would make it hold."""
+    from harness.plugins.catalog import describe_class
+
+    part = entry.part or describe_class(kind, entry.cls)
+    if part.claim is not None:
+        return part.claim.statement, f"estimate {part.claim.hypothesis}; {part.claim.source}"
+    return part.summary, _params_text(part.params)
+
+
 def params_text(cls: Any) -> str:
-    """``n: int = 100, alpha: float (required)`` for a component's ``Params``."""
-    import dataclasses
+    """``n: int = 100, alpha: float (required)`` for a component's ``Params`` (bounds, where
+    the type declares any, after the type: ``T: int (>= 1) = 10000``)."""
+    from harness.plugins.catalog import param_facts
 
-    from harness.components import describe_type, params_fields
+    return _params_text(param_facts(cls))
 
+
+def _params_text(params: Any) -> str:
     out = []
-    for key, (annotation, default) in params_fields(cls.Params).items():
-        required = default is dataclasses.MISSING or repr(default) == "PydanticUndefined"
-        tail = " (required)" if required else f" = {default!r}"
-        out.append(f"{key}: {describe_type(annotation)}{tail}")
+    for param in params:
+        bounds = f" ({param.range})" if param.range else ""
+        tail = " (required)" if param.default is None else f" = {param.default}"
+        out.append(f"{param.name}: {param.type}{bounds}{tail}")
     return ", ".join(out)
 
 

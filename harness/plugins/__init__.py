@@ -6,7 +6,7 @@
   (``parametrize_with_checks``) and ``harness check-plugin`` reuses;
 - :mod:`harness.plugins.hookspecs`: every hook of the plugin API.
 
-The modules behind them: ``registry``, ``discovery``, ``fingerprint``, ``hookspecs``,
+The modules behind them: ``registry``, ``catalog``, ``discovery``, ``fingerprint``, ``hookspecs``,
 ``readonly``, ``metric_values``, ``checks``, ``testing``, ``scaffold``. The component base
 classes are :mod:`harness.components`, below the claims that extend them.
 """

@@ -1,5 +1,8 @@
 """Installed plugins found and imported: every ``harness`` entry point, each import guarded.
 
+:func:`installed` reads the entry points from the distributions' metadata without importing
+any plugin; :func:`load` imports one of them, :func:`load_entry_points` every one.
+
 A plugin that fails while it is imported (an exception, ``sys.exit``, ``os._exit``, a
 ``KeyboardInterrupt`` it raises itself) is reported to the caller's ``fault`` callback and
 left out; a real Ctrl-C still stops. See :func:`load_entry_points`.
@@ -15,7 +18,7 @@ from collections.abc import Callable, Iterator
 from importlib.metadata import entry_points
 from typing import Any, NamedTuple
 
-__all__ = ["GROUP", "Loaded", "cut_text", "load_entry_points"]
+__all__ = ["GROUP", "Installed", "Loaded", "cut_text", "installed", "load", "load_entry_points"]
 
 #: The entry-point group plugins register under (``[project.entry-points.harness]``).
 GROUP = "harness"
@@ -70,6 +73,42 @@ class Loaded(NamedTuple):
     module: str
 
 
+class Installed(NamedTuple):
+    """One ``harness`` entry point as its distribution's metadata tells it, nothing
+    imported: its name, value (``module`` or ``module:attr``), the module, its
+    distribution's version and top-level names (``top_level.txt``), and where the
+    distribution's metadata lies (a key of the plugin's description cache)."""
+
+    name: str
+    value: str
+    module: str
+    version: str
+    companions: list[str]
+    location: str
+    entry_point: Any
+
+
+def installed(blocked: set[str] = frozenset()) -> list[Installed]:
+    """Every ``harness`` entry point not named in ``blocked``, in entry-point order, read
+    from the distributions' metadata alone (no plugin is imported)."""
+    out = []
+    for ep in entry_points(group=GROUP):
+        if ep.name in blocked:
+            continue
+        dist = getattr(ep, "dist", None)
+        try:
+            text = dist.read_text("top_level.txt") if dist is not None else None
+        except OSError:
+            text = None
+        version = dist.version if dist is not None else "0"
+        module = getattr(ep, "module", None) or ep.value.partition(":")[0]
+        location = str(getattr(dist, "_path", "")) if dist is not None else ""
+        out.append(
+            Installed(ep.name, ep.value, module, version, (text or "").split(), location, ep)
+        )
+    return out
+
+
 def load_entry_points(blocked: set[str], fault: Callable[[str, str], None]) -> list[Loaded]:
     """Import every ``harness`` entry point not named in ``blocked``.
 
@@ -79,45 +118,41 @@ def load_entry_points(blocked: set[str], fault: Callable[[str, str], None]) -> l
     :returns: the ones imported, in entry-point order.
     :raises KeyboardInterrupt: on a real Ctrl-C during an import.
     """
-    loaded = []
-    for ep in entry_points(group=GROUP):
-        if ep.name in blocked:
-            continue
-        dist = getattr(ep, "dist", None)
-        try:
-            with _import_guard() as interrupted:
-                module = ep.load()
-        except KeyboardInterrupt:
-            if interrupted[0]:  # Ctrl-C: stop
-                raise
-            fault(
-                ep.name,
-                f"Plugin '{ep.name}' ({ep.value}) raised KeyboardInterrupt while imported"
-                " (no Ctrl-C was pressed).",
-            )
-            continue
-        except _ExitAtImport as err:
-            fault(
-                ep.name,
-                f"Plugin '{ep.name}' ({ep.value}) called os._exit({err.args[0]}) while imported,"
-                " which would end every harness command.",
-            )
-            continue
-        except BaseException as err:  # an import error, or sys.exit() at import time
-            fault(
-                ep.name,
-                f"Plugin '{ep.name}' ({ep.value}) failed to import:"
-                f" {type(err).__name__}: {cut_text(str(err))}.",
-            )
-            continue
-        try:
-            text = dist.read_text("top_level.txt") if dist is not None else None
-        except OSError:
-            text = None
-        version = dist.version if dist is not None else "0"
-        where = getattr(ep, "module", None) or ep.value.partition(":")[0]
-        loaded.append(Loaded(ep.name, module, version, (text or "").split(), where))
-    return loaded
+    loaded = (load(found, fault) for found in installed(blocked))
+    return [one for one in loaded if one is not None]
+
+
+def load(found: Installed, fault: Callable[[str, str], None]) -> Loaded | None:
+    """Import the entry point ``found`` (see :func:`load_entry_points`); None when it
+    fails, after telling ``fault``."""
+    ep = found.entry_point
+    try:
+        with _import_guard() as interrupted:
+            module = ep.load()
+    except KeyboardInterrupt:
+        if interrupted[0]:  # Ctrl-C: stop
+            raise
+        fault(
+            ep.name,
+            f"Plugin '{ep.name}' ({ep.value}) raised KeyboardInterrupt while imported"
+            " (no Ctrl-C was pressed).",
+        )
+        return None
+    except _ExitAtImport as err:
+        fault(
+            ep.name,
+            f"Plugin '{ep.name}' ({ep.value}) called os._exit({err.args[0]}) while imported,"
+            " which would end every harness command.",
+        )
+        return None
+    except BaseException as err:  # an import error, or sys.exit() at import time
+        fault(
+            ep.name,
+            f"Plugin '{ep.name}' ({ep.value}) failed to import:"
+            f" {type(err).__name__}: {cut_text(str(err))}.",
+        )
+        return None
+    return Loaded(ep.name, module, found.version, found.companions, found.module)
 
 
 def cut_text(text: str, limit: int = 300) -> str:

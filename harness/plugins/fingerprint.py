@@ -12,18 +12,23 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import os
 import sys
 import types
 import zipfile
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 __all__ = [
     "RESULT_FREE_MODULES",
     "UNFINGERPRINTED",
     "code_fingerprint",
+    "digests",
     "distribution_packages",
+    "find_source",
     "plugin_source",
+    "source_stats",
 ]
 
 #: The fingerprint of a plugin whose code cannot be located or read.
@@ -74,16 +79,95 @@ def code_fingerprint(source: Path | None, companions: Iterable[str] = ()) -> str
     :returns: the digest, or :data:`UNFINGERPRINTED` when ``source`` is None, missing or
         holds no code file.
     """
+    return digests(source, companions)[0]
+
+
+def digests(source: Path | None, companions: Iterable[str] = ()) -> tuple[str, str]:
+    """``(code fingerprint, digest of every source file)`` in one reading of the files: the
+    first is :func:`code_fingerprint`'s; the second also covers the result-free modules
+    (claims, reports), which describe the plugin though they compute no cell
+    (:mod:`harness.plugins.catalog` keys a plugin's description on it)."""
     if source is None:
-        return UNFINGERPRINTED
-    digest, count = hashlib.sha256(), 0
+        return UNFINGERPRINTED, UNFINGERPRINTED
+    code, every, count = hashlib.sha256(), hashlib.sha256(), 0
+    for relative, read in _source_files(source, companions):
+        record = relative.encode() + b"\0" + read() + b"\0"
+        every.update(record)
+        if Path(relative).name not in RESULT_FREE_MODULES:
+            code.update(record)
+            count += 1
+    if not count:
+        return UNFINGERPRINTED, every.hexdigest()[:16]
+    return code.hexdigest()[:16], every.hexdigest()[:16]
+
+
+def _source_files(source: Path, companions: Iterable[str]) -> Iterator[tuple[str, Any]]:
+    """:func:`_files` of every root (:func:`_code_roots`) that :func:`_is_source_file`
+    keeps."""
     roots = _code_roots(source, companions) if source.exists() else [source]
     for root in roots:
         for relative, read in _files(root):
-            if _is_code_file(Path(relative)):
-                digest.update(relative.encode() + b"\0" + read() + b"\0")
-                count += 1
-    return digest.hexdigest()[:16] if count else UNFINGERPRINTED
+            if _is_source_file(Path(relative)):
+                yield relative, read
+
+
+def source_stats(source: Path | None, companions: Iterable[str] = ()) -> list[list[Any]]:
+    """``[relative path, mtime_ns, size]`` of every file :func:`digests` reads, from the
+    file system's metadata alone (no file is read: cheap at every start-up); for a source
+    inside a zip archive, the archive's own. Equal stats mean equal files, unless a file
+    was rewritten to the same size within the clock's resolution of the stats being taken
+    (:mod:`harness.plugins.catalog` rehashes such recent files)."""
+    if source is None:
+        return []
+    if not source.exists():
+        archive = next((p for p in source.parents if p.is_file()), None)
+        if archive is None:
+            return []
+        stat = archive.stat()
+        return [[str(archive), stat.st_mtime_ns, stat.st_size]]
+    out = []
+    for root in _code_roots(source, companions):
+        for path in [root] if root.is_file() else sorted(_walk(root)):
+            relative = str(path.relative_to(root.parent))
+            if _is_source_file(Path(relative)):
+                stat = path.stat()
+                out.append([relative, stat.st_mtime_ns, stat.st_size])
+    return out
+
+
+def _walk(folder: Path) -> Iterator[Path]:
+    """Every file under ``folder`` that ``rglob`` would give (links to folders not
+    entered), skipping bytecode caches and hidden folders without entering them."""
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            if entry.is_dir() and not entry.is_symlink():
+                if entry.name != "__pycache__" and not entry.name.startswith("."):
+                    yield from _walk(Path(entry.path))
+            elif entry.is_file():
+                yield Path(entry.path)
+
+
+def find_source(module: str) -> Path | None:
+    """:func:`plugin_source` of the module ``module`` without running any of its code: its
+    location is read from the import system's specs (a namespace package on the way is
+    imported, which runs nothing). None where it cannot be found."""
+    from importlib.util import find_spec
+
+    parts = module.split(".")
+    for depth in range(1, len(parts) + 1):
+        try:
+            spec = find_spec(".".join(parts[:depth]))
+        except (ImportError, ValueError, AttributeError):
+            return None
+        if spec is None:
+            return None
+        origin = spec.origin if spec.has_location else None
+        if origin:
+            path = Path(origin).resolve()
+            if path.stem == "__init__":
+                return path.parent
+            return path if depth == 1 else path.parent
+    return None
 
 
 def _files(root: Path) -> Iterator[tuple[str, object]]:
@@ -108,16 +192,13 @@ def _files(root: Path) -> Iterator[tuple[str, object]]:
                 )
 
 
-def _is_code_file(relative: Path) -> bool:
+def _is_source_file(relative: Path) -> bool:
     """False for what an editor, a notebook or Python leaves beside the code: bytecode
     caches, hidden files and folders (``.x.py.swp``, ``.DS_Store``, ``.ipynb_checkpoints``)
-    and backups ending in ``~``; these change no result and would rerun cells for nothing.
-    False too for :data:`RESULT_FREE_MODULES`. A ``.pyc`` outside ``__pycache__`` (a
-    sourceless install) is code."""
+    and backups ending in ``~``; these change no result and would rerun cells for nothing."""
     parts = relative.parts
     return not (
-        relative.name in RESULT_FREE_MODULES
-        or "__pycache__" in parts
+        "__pycache__" in parts
         or any(part.startswith(".") for part in parts)
         or relative.name.endswith("~")
     )

@@ -1,10 +1,12 @@
 """The plugin manager: hooks called, components checked and indexed, names resolved.
 
-:func:`build_registry` takes the plugins :mod:`harness.plugins.discovery` imports (or the explicit
-plugin objects a test passes), calls the hooks of :mod:`harness.plugins.hookspecs`, checks what they
-return and indexes the components by ``(kind, task, name)``; a faulty plugin is left out
-whole. :meth:`Registry.fingerprint` is :mod:`harness.plugins.fingerprint`'s digest of a
-plugin's code.
+:func:`build_registry` takes the installed plugins (:mod:`harness.plugins.discovery`) and the
+explicit plugin objects a test passes, calls the hooks of :mod:`harness.plugins.hookspecs`, checks
+what they return and indexes the components by ``(kind, task, name)``; a faulty plugin is
+left out whole. An installed plugin whose description is cached (:mod:`harness.plugins.catalog`)
+is not imported until a class of its is used; :meth:`Registry.scoped` holds only the
+plugins of the tasks a command looks up. :meth:`Registry.fingerprint` is
+:mod:`harness.plugins.fingerprint`'s digest of a plugin's code.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pluggy
 
@@ -31,8 +34,16 @@ from harness.components import (
 )
 from harness.errors import PluginError, SuiteError
 from harness.plugins import hookspecs
-from harness.plugins.discovery import GROUP, Loaded, cut_text, load_entry_points
-from harness.plugins.fingerprint import code_fingerprint, plugin_source
+from harness.plugins.catalog import (
+    Description,
+    Part,
+    Sources,
+    claim_references,
+    core_digest,
+    describe_class,
+)
+from harness.plugins.discovery import GROUP, Installed, Loaded, cut_text, installed, load
+from harness.plugins.fingerprint import code_fingerprint, find_source, plugin_source
 from harness.redaction import shown
 
 DISABLE_ENV = "HARNESS_DISABLE_PLUGINS"
@@ -47,13 +58,107 @@ _HOOK_OF_KIND = {kind: f"harness_{kind}s" for kind in KINDS}
 _NAME = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")  # whole names only: fullmatch (no "x\n")
 
 
-@dataclass(frozen=True)
 class Entry:
-    """One registered component: its class and the plugin (name, version) providing it."""
+    """One registered component: its class, the plugin (name, version) providing it, and
+    its description (``part``: name, tasks, summary, params). ``cls`` imports the plugin
+    the first time it is read, where the registry was built from its cached description."""
 
-    cls: type[Component]
-    plugin: str
-    version: str
+    def __init__(
+        self,
+        cls: type[Component] | None,
+        plugin: str,
+        version: str,
+        part: Part | None = None,
+        loader: _Lazy | None = None,
+    ) -> None:
+        self._cls, self.plugin, self.version, self.part, self._loader = (
+            cls,
+            plugin,
+            version,
+            part,
+            loader,
+        )
+
+    @property
+    def cls(self) -> type[Component]:
+        if self._cls is None:
+            assert self._loader is not None and self.part is not None
+            self._cls = self._loader.load(self.part)
+        return self._cls
+
+    def __repr__(self) -> str:
+        name = self.part.qualname if self.part else getattr(self._cls, "__qualname__", "?")
+        return f"Entry({name}, plugin={self.plugin!r}, version={self.version!r})"
+
+
+class _Lazy:
+    """An installed plugin described from the cache and not imported yet: imported, its
+    hooks called and its description checked again the first time one of its classes is
+    used. Pickled as its entry point alone (a dask worker imports the plugin itself)."""
+
+    def __init__(self, found: Installed, description: Description, key: Any, cache: Any) -> None:
+        self.found, self.description, self.key, self.cache = found, description, key, cache
+        self._classes: dict[Any, type[Component]] | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "found": self.found._replace(entry_point=None), "cache": None}
+
+    def load(self, part: Part) -> type[Component]:
+        if self._classes is None:
+            self._classes = self._import()
+        return self._classes[(part.kind, part.name, part.tasks)]
+
+    def _import(self) -> dict[Any, type[Component]]:
+        """Import the plugin and index its classes by ``(kind, name, tasks)``; raises
+        :class:`PluginError` when it fails now or its components differ from the description
+        the registry was built from (the cached entry is dropped, so the next command
+        describes the plugin afresh)."""
+        name = self.found.name
+        faults: list[str] = []
+        found = self.found
+        if found.entry_point is None:
+            from importlib.metadata import EntryPoint
+
+            found = found._replace(entry_point=EntryPoint(name, found.value, GROUP))
+        loaded = load(found, lambda _, message: faults.append(message))
+        described = _describe(loaded, lambda _, message: faults.append(message)) if loaded else None
+        same = described is not None and _shape(described[0]) == _shape(self.description)
+        if not same:
+            if self.cache is not None:
+                self.cache.forget(self.key)
+            why = faults[0] if faults else "its components differ from its cached description"
+            raise PluginError(
+                f"Plugin '{name}' changed since harness described it: {why} Run the command"
+                f" again (its description is rebuilt), or leave it out with {DISABLE_ENV}={name}."
+            )
+        return described[1]
+
+
+def _shape(description: Description) -> list[tuple[str, str, tuple[str, ...], str]]:
+    return sorted((p.kind, p.name, p.tasks, p.qualname) for p in description.parts)
+
+
+class _Index(dict):  # type: ignore[type-arg]
+    """``{(task, name): Entry}`` of one kind in a scoped registry: a lookup of a task whose
+    plugins are outside the scope brings them in first (see :meth:`Registry.scoped`)."""
+
+    registry: Registry | None = None
+
+    def _enter(self, key: Any) -> None:
+        if self.registry is not None and isinstance(key, tuple) and key:
+            self.registry._enter(key[0])
+
+    def __contains__(self, key: object) -> bool:
+        self._enter(key)
+        return super().__contains__(key)
+
+    def __getitem__(self, key: Any) -> Entry:
+        self._enter(key)
+        return super().__getitem__(key)
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        self._enter(key)
+        return super().get(key, default)
 
 
 @dataclass
@@ -65,7 +170,9 @@ class Registry:
     plugins : dict[str, str]
         ``{plugin name: version}`` of every loaded plugin.
     entries : dict[str, dict[tuple[str, str], Entry]]
-        ``{kind: {(task, name): Entry}}`` for kind in dataset, method, metric, report.
+        ``{kind: {(task, name): Entry}}`` for kind in dataset, method, metric, report,
+        claim: every plugin's, or in a :meth:`scoped` registry those of the plugins in
+        scope (a lookup by key brings a task's plugins in).
     broken : dict[str, str]
         ``{plugin name: its fault}`` of plugins left out (see :func:`build_registry`).
     sources : dict[str, Path]
@@ -85,6 +192,56 @@ class Registry:
     broken: dict[str, str] = field(default_factory=dict)
     companions: dict[str, list[str]] = field(default_factory=dict)
     _fingerprints: dict[str, str] = field(default_factory=dict, repr=False)
+    _every: dict[str, dict[tuple[str, str], Entry]] | None = field(default=None, repr=False)
+    _scope: set[str] | None = field(default=None, repr=False)
+
+    def scoped(self) -> Registry:
+        """This registry holding no plugin in :attr:`entries` until a lookup by task
+        (:meth:`get`, :meth:`names`, ``(task, name) in entries[kind]``) brings in the
+        plugins with a component of that task, and with them every plugin holding a claim
+        of the same Holm family: code that iterates over :attr:`entries` (the claims a
+        suite touches, the reports of its tasks) sees only the tasks the command named, and
+        imports no other plugin. Each call gives a new registry; ``self`` is unchanged."""
+        every = self._every if self._every is not None else self.entries
+        scoped = dataclasses.replace(
+            self, entries={kind: _Index() for kind in KINDS}, _every=every, _scope=set()
+        )
+        for index in scoped.entries.values():
+            index.registry = scoped  # type: ignore[attr-defined]
+        return scoped
+
+    def _enter(self, task: str) -> None:
+        """Bring the plugins of ``task`` (and of their claims' families) into scope."""
+        if self._every is None or self._scope is None:
+            return
+        owners = {
+            e.plugin for by_key in self._every.values() for (t, _), e in by_key.items() if t == task
+        }
+        if owners <= self._scope:
+            return
+        scope = self._scope | owners
+        while True:  # a family's claims come in together: Holm counts every member
+            families = {
+                e.part.claim.family
+                for e in self._every["claim"].values()
+                if e.plugin in scope and e.part is not None and e.part.claim is not None
+            }
+            more = {
+                e.plugin
+                for e in self._every["claim"].values()
+                if e.part is not None
+                and e.part.claim is not None
+                and e.part.claim.family in families
+            }
+            if more <= scope:
+                break
+            scope |= more
+        self._scope = scope
+        for kind, index in self.entries.items():
+            dict.clear(index)
+            for key, entry in self._every[kind].items():
+                if entry.plugin in scope:
+                    dict.__setitem__(index, key, entry)
 
     def data_type(self, task: str) -> type | None:
         """The task's data type: the return annotation of its datasets' ``load`` (the
@@ -97,6 +254,7 @@ class Registry:
         return _common(_hint(entry.cls, "compute", "output") for entry in self._of("metric", task))
 
     def _of(self, kind: str, task: str) -> list[Entry]:
+        self._enter(task)
         return [entry for (t, _), entry in self.entries[kind].items() if t == task]
 
     def fingerprint(self, plugin: str) -> str:
@@ -106,8 +264,9 @@ class Registry:
         top-level package, module file, or its folder in a namespace package; see
         :func:`harness.plugins.fingerprint.plugin_source`) and of the other packages its
         distribution installs (``__pycache__``, editor files, claims and reports left out);
-        computed once per process. An edit to any source or package data file changes it,
-        so the cells that use the plugin run again on resume.
+        computed once per process, or read from the plugin's cached description where its
+        files' stats are unchanged (:mod:`harness.plugins.catalog`). An edit to any source or
+        package data file changes it, so the cells that use the plugin run again on resume.
 
         :returns: 16 hex digits, or :data:`harness.plugins.fingerprint.UNFINGERPRINTED` when the
             code cannot be located or read (a plugin object defined in ``__main__``, say):
@@ -125,11 +284,14 @@ class Registry:
         return [self.entries[kind][(task, name)].cls for name in self.names(kind, task)]
 
     def tasks(self) -> list[str]:
-        """Every task some component belongs to, sorted."""
-        return sorted({task for by_key in self.entries.values() for task, _ in by_key})
+        """Every task some component belongs to, sorted (in a :meth:`scoped` registry too,
+        those outside its scope)."""
+        every = self._every if self._every is not None else self.entries
+        return sorted({task for by_key in every.values() for task, _ in by_key})
 
     def names(self, kind: str, task: str) -> list[str]:
         """Sorted names of the ``kind`` components of ``task``."""
+        self._enter(task)
         return sorted(name for t, name in self.entries[kind] if t == task)
 
     def get(self, kind: str, task: str, name: str, where: str = "") -> Entry:
@@ -153,6 +315,7 @@ class Registry:
                 f" {', '.join(self.tasks()) or '(none)'}."
                 f" Is its plugin installed{hint}? See 'harness list'."
             )
+        self._enter(task)
         try:
             return self.entries[kind][(task, name)]
         except KeyError:
@@ -172,7 +335,8 @@ class Registry:
     def empty_plugins(self) -> list[str]:
         """Sorted names of the loaded plugins that contribute no component (a plugin whose
         hook functions lack ``@hookimpl``, say)."""
-        used = {entry.plugin for by_key in self.entries.values() for entry in by_key.values()}
+        every = self._every if self._every is not None else self.entries
+        used = {entry.plugin for by_key in every.values() for entry in by_key.values()}
         return sorted(set(self.plugins) - used)
 
 
@@ -223,6 +387,11 @@ def build_registry(
     out (``HARNESS_DISABLE_PLUGINS=<name>``), is kept in ``Registry.broken``: the other
     plugins still work.
 
+    An installed plugin whose description is cached and fresh (:mod:`harness.plugins.catalog`) is
+    indexed from it without being imported: its classes are imported when first used
+    (:attr:`Entry.cls`). The others are imported and described, and their descriptions
+    kept for the next command.
+
     :param plugins: extra plugin objects ``{name: module or object with hookimpls}``,
         registered as given (tests use this instead of installing packages).
     :param entry_points: also load every installed ``harness`` entry point.
@@ -240,22 +409,21 @@ def build_registry(
             raise PluginError(text)
         broken.setdefault(name, text)
 
-    candidates = load_entry_points(blocked, fault) if entry_points else []
+    registry = Registry()
+    described = _installed(registry, blocked, fault) if entry_points else []
     for name, plugin in (plugins or {}).items():
         if name not in blocked:
             version = str(getattr(plugin, "__version__", "0"))
-            candidates.append(Loaded(name, plugin, version, [], None))
-    pm, versions = _register(candidates, blocked, fault)
-    registry = Registry(plugins=versions)
-    for loaded in candidates:
-        registry.companions[loaded.name] = loaded.companions
-        source = plugin_source(loaded.plugin, loaded.module)
-        if source is not None:
-            registry.sources[loaded.name] = source
-    returned = _call_hooks(pm, versions, fault)
-    for name, components in returned.items():
-        if name not in broken:
-            _index(registry, name, components, fault)
+            registry.companions[name] = []
+            source = plugin_source(plugin, None)
+            if source is not None:
+                registry.sources[name] = source
+            made = _describe(Loaded(name, plugin, version, [], None), fault)
+            if made is not None:
+                described.append((name, version, *made))
+    for name, version, description, classes in described:
+        registry.plugins[name] = version
+        _index(registry, name, version, description, classes, fault)
     _check_claims(registry, fault)
     for name in broken:
         registry.plugins.pop(name, None)
@@ -263,15 +431,88 @@ def build_registry(
     return registry
 
 
+def _installed(registry: Registry, blocked: set[str], fault: Callable[[str, str], None]) -> list:
+    """``[(name, version, description, classes or loader)]`` of every installed plugin not
+    ``blocked``: from its cached description where that is fresh (not imported: a
+    :class:`_Lazy` loader), else imported and described, and the description kept."""
+    cache, core = Sources(), None
+    out: list = []
+    for found in installed(blocked):
+        source = find_source(found.module)
+        registry.companions[found.name] = found.companions
+        key = None
+        if source is not None:
+            registry.sources[found.name] = source
+            core = core or core_digest(cache)
+            key = {
+                "plugin": found.name,
+                "value": found.value,
+                "version": found.version,
+                "location": found.location,
+                "source": str(source),
+                "companions": found.companions,
+                "core": core,
+            }
+            description, state = cache.lookup(key, source, found.companions)
+            if description is not None:
+                registry._fingerprints[found.name] = description.fingerprint
+                lazy = _Lazy(found, description, key, cache)
+                out.append((found.name, found.version, description, lazy))
+                continue
+        loaded = load(found, fault)
+        made = _describe(loaded, fault) if loaded is not None else None
+        if made is None:
+            continue
+        if key is not None and plugin_source(loaded.plugin, loaded.module) == source:
+            fingerprint = cache.hashes(state, source, found.companions)[0]
+            made = (dataclasses.replace(made[0], fingerprint=fingerprint), made[1])
+            cache.store(state, made[0])
+            registry._fingerprints[found.name] = fingerprint
+        out.append((found.name, found.version, *made))
+    return out
+
+
+def _describe(
+    loaded: Loaded, fault: Callable[[str, str], None]
+) -> tuple[Description, dict[Any, type[Component]]] | None:
+    """``(description, {(kind, name, tasks): class})`` of one imported plugin, its hooks
+    called and every component checked alone (names, tasks, ``Params``, claims'
+    declarations, two classes of its own under one ``(task, name)``); None after telling
+    ``fault`` when any of it fails. Clashes with other plugins and the names its claims
+    use are checked when the registry is assembled."""
+    failed: list[str] = []
+
+    def note(name: str, message: str) -> None:
+        failed.append(name)
+        fault(name, message)
+
+    pm, versions = _register([loaded], note)
+    returned = _call_hooks(pm, versions, note)
+    if failed:
+        return None
+    alone = Registry(plugins=dict(versions))
+    try:
+        for kind, cls in returned.get(loaded.name, []):
+            _add(alone, kind, cls, loaded.name)
+    except PluginError as err:
+        note(loaded.name, str(err).split(" Uninstall one or set")[0])
+        return None
+    classes: dict[Any, type[Component]] = {}
+    for kind, by_key in alone.entries.items():
+        for entry in by_key.values():
+            cls = entry.cls
+            classes.setdefault((kind, cls.name, tuple(cls.tasks())), cls)
+    parts = tuple(describe_class(kind, cls) for (kind, _, _), cls in classes.items())
+    return Description(parts, ""), classes
+
+
 def _register(
-    candidates: list[Loaded], blocked: set[str], fault: Callable[[str, str], None]
+    candidates: list[Loaded], fault: Callable[[str, str], None]
 ) -> tuple[pluggy.PluginManager, dict[str, str]]:
     """A plugin manager with the candidates registered: ``(manager, {name: version})`` of
     those whose hooks are valid (the others go to ``fault``)."""
     pm = pluggy.PluginManager(GROUP)
     pm.add_hookspecs(hookspecs)
-    for name in blocked:
-        pm.set_blocked(name)
     versions: dict[str, str] = {}
     for loaded in candidates:
         try:
@@ -333,17 +574,30 @@ def _call_hooks(
 def _index(
     registry: Registry,
     plugin: str,
-    components: list[tuple[str, object]],
+    version: str,
+    description: Description,
+    classes: dict[Any, type[Component]] | _Lazy,
     fault: Callable[[str, str], None],
 ) -> None:
-    """Add one plugin's components to ``registry``; on a malformed one or a clash, none of
-    them (the whole plugin goes to ``fault``)."""
+    """Add one plugin's described components to ``registry``; on a clash with another
+    plugin's, none of them (the whole plugin goes to ``fault``)."""
+    lazy = classes if isinstance(classes, _Lazy) else None
     try:
-        for kind, cls in components:
-            _add(registry, kind, cls, plugin, registry.plugins[plugin])
+        for part in description.parts:
+            cls = None if lazy else classes[(part.kind, part.name, part.tasks)]  # type: ignore[index]
+            entry = Entry(cls, plugin, version, part, lazy)
+            for task in part.tasks:
+                key = (task, part.name)
+                other = registry.entries[part.kind].get(key)
+                if other is not None and other.plugin != plugin:
+                    raise PluginError(
+                        f"{part.kind.capitalize()} '{part.name}' (task '{task}') comes from both"
+                        f" '{other.plugin}' and '{plugin}': rename one of them."
+                    )
+                registry.entries[part.kind][key] = entry
     except PluginError as err:
         _leave_out(registry, plugin)
-        fault(plugin, str(err).split(" Uninstall one or set")[0])
+        fault(plugin, str(err))
 
 
 def _leave_out(registry: Registry, plugin: str) -> None:
@@ -360,10 +614,11 @@ def _check_claims(registry: Registry, fault: Callable[[str, str], None]) -> None
     while True:
         faulty: dict[str, str] = {}
         for entry in registry.entries["claim"].values():
-            problems = unknown_references(entry.cls, registry)
+            assert entry.part is not None and entry.part.claim is not None
+            problems = _unknown(entry.part.claim.references, entry.part.tasks, registry)
             if problems and entry.plugin not in faulty:
                 faulty[entry.plugin] = (
-                    f"Plugin '{entry.plugin}': claim '{entry.cls.name}': {'; '.join(problems)}."
+                    f"Plugin '{entry.plugin}': claim '{entry.part.name}': {'; '.join(problems)}."
                 )
         if not faulty:
             return
@@ -377,38 +632,29 @@ def unknown_references(claim: type[Claim], registry: Registry) -> list[str]:
     (``requires[i].dataset``, ``requires[i].methods``), ``subject``, ``rivals[i].method``
     and every :class:`~harness.claims.Select` of its ``kind`` and ``control``
     (``kind.baseline``, ``control.source``). Empty when every name exists."""
-    from harness.claims import Select
+    return _unknown(claim_references(claim), claim.tasks(), registry)
 
-    tasks = claim.tasks()
+
+def _unknown(
+    references: Iterable[tuple[str, str, str]], tasks: Iterable[str], registry: Registry
+) -> list[str]:
+    tasks = list(tasks)
     known = {
         kind: sorted({name for task in tasks for name in registry.names(kind, task)})
         for kind in ("dataset", "method")
     }
-    named: list[tuple[str, str, str | None]] = []  # (field, kind, name)
-    for i, need in enumerate(getattr(claim, "requires", ()) or ()):
-        named.append((f"requires[{i}].dataset", "dataset", need.dataset))
-        named += [(f"requires[{i}].methods", "method", m) for m in need.methods]
-    named.append(("subject", "method", claim.subject_method()))
-    named += [(f"rivals[{i}].method", "method", r.method) for i, r in enumerate(claim.rivals)]
-    for part in ("kind", "control"):
-        value = getattr(claim, part, None)
-        if not dataclasses.is_dataclass(value) or isinstance(value, type):
-            continue
-        for f in dataclasses.fields(value):
-            select = getattr(value, f.name)
-            if isinstance(select, Select):
-                named.append((f"{part}.{f.name}", "method", select.method))
-                named.append((f"{part}.{f.name}.dataset", "dataset", select.dataset))
     where = "/".join(tasks)
     return [
         f"{field_name} names {kind} {shown(name)}, which task '{where}' does not have"
         f" (known: {', '.join(known[kind]) or '(none)'})"
-        for field_name, kind, name in named
-        if name is not None and name not in known[kind]
+        for field_name, kind, name in references
+        if name not in known[kind]
     ]
 
 
-def _add(registry: Registry, kind: str, cls: object, plugin: str, version: str) -> None:
+def _add(registry: Registry, kind: str, cls: object, plugin: str) -> None:
+    """Check one component class of ``plugin`` and index it in ``registry`` (the plugin's
+    own: a second class under one ``(task, name)`` is a fault)."""
     base = KINDS[kind]
     hook = _HOOK_OF_KIND[kind]
     if not (isinstance(cls, type) and issubclass(cls, base)):
@@ -447,4 +693,4 @@ def _add(registry: Registry, kind: str, cls: object, plugin: str, version: str) 
                 f" and '{plugin}': rename one of them. Uninstall one or set"
                 f" {DISABLE_ENV}={plugin}."
             )
-        registry.entries[kind][key] = Entry(cls, plugin, version)
+        registry.entries[kind][key] = Entry(cls, plugin, registry.plugins[plugin])
