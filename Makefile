@@ -42,7 +42,7 @@ claims: install  ## the verdict of every claim of suites/all.yaml from the commi
 	$(call timed,$(BIN)/harness claims suites/all.yaml $(foreach f,$(EVIDENCE),--results $(f)) --format markdown)
 
 test: install lint  ## the whole test suite (core and plugins); pytest's "no tests" is not a failure
-	@echo "Note: the crash tests (tests/test_executors.py) segfault on purpose: each 'Fatal Python error: Segmentation fault' traceback in this log follows a line saying it is expected."
+	@echo "Note: the crash tests (tests/runs/test_executors.py) segfault on purpose: each 'Fatal Python error: Segmentation fault' traceback in this log follows a line saying it is expected."
 	$(call timed,$(BIN)/pytest -q || [ $$? -eq 5 ])
 
 lint: install

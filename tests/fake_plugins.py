@@ -31,3 +31,15 @@ def toy_environment(site: Path) -> dict[str, str]:
     env["HARNESS_DISABLE_PLUGINS"] = ",".join(sorted(others))  # only the toy plugin loads
     env.pop("MLFLOW_TRACKING_URI", None)
     return env
+
+
+def harness(env: dict[str, str], *args: str, cwd: Path | None = None):
+    """``harness ARGS`` in a subprocess with ``env`` (:func:`toy_environment`): the
+    completed process, its output captured as text."""
+    import subprocess
+    import sys
+
+    command = str(Path(sys.executable).parent / "harness")
+    return subprocess.run(
+        [command, *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=300
+    )

@@ -1,6 +1,6 @@
 """An in-test plugin whose methods fail the hard way (task 'faults'); no paper behind it.
 
-Used by tests/test_executors.py and tests/test_faults_exec.py to provoke timeouts, crashes,
+Used by tests/runs/test_executors.py and tests/runs/test_cell.py to provoke timeouts, crashes,
 segfaults, stray forked children and daemons for real on
 every executor.
 """

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from harness.plugins.registry import build_registry
+
 ROOT = Path(__file__).resolve().parents[1]
 BEGIN, END = "<!-- claims:begin -->", "<!-- claims:end -->"
 
@@ -22,7 +24,6 @@ def _evidence() -> list[Path]:
 
 
 def test_the_readme_verdict_table_is_what_the_evidence_gives():
-    from harness.plugins.registry import build_registry
 
     plugins = {p.name for p in ROOT.glob("plugins/*") if (p / "pyproject.toml").is_file()}
     missing = plugins - set(build_registry().plugins)
@@ -43,3 +44,47 @@ def test_the_readme_verdict_table_is_what_the_evidence_gives():
     wanted = printed.stdout.strip().splitlines()
     diff = "\n".join(difflib.unified_diff(shown, wanted, "README.md", "make claims", lineterm=""))
     assert shown == wanted, f"run 'make claims' and paste its table into README.md:\n{diff}"
+
+
+def test_make_test_says_the_crash_tracebacks_are_expected_before_they_come():
+    """``make test`` echoes the note before pytest starts, and the segfaulting method prints
+    its line on stderr before the fatal error's traceback. Fails with the echo after the
+    pytest line, or without the method's print (the traceback then comes first)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    recipe = (root / "Makefile").read_text().split("\ntest:", 1)[1].split("\n\n", 1)[0]
+    lines = [line.strip() for line in recipe.splitlines()[1:]]
+    note = next(i for i, line in enumerate(lines) if "segfault on purpose" in line)
+    assert note < next(i for i, line in enumerate(lines) if "pytest" in line and "echo" not in line)
+    crash = subprocess.run(
+        [sys.executable, "-X", "faulthandler", "-c",
+         "import fault_plugin; fault_plugin.Segfault().run(0.0, None, 0)"],
+        cwd=root / "tests", capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert crash.returncode != 0
+    said, fatal = crash.stderr.find("is expected"), crash.stderr.find("\nFatal Python error")
+    assert 0 <= said < fatal, crash.stderr[:500]
+
+
+def test_every_paper_plugin_has_a_science_note_in_the_index_and_every_figure_is_linked():
+    """docs/papers/ holds a note per plugin, each in its index; every docs/figures PNG is
+    linked from the README or docs/ and the report's first screen is 1,400 px wide. Fails
+    on the docs before: 5 notes of 11 plugins, five figures linked from nowhere."""
+    import struct
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    papers = root / "docs" / "papers"
+    index = (papers / "README.md").read_text()
+    for plugin in sorted(p.name for p in (root / "plugins").iterdir() if p.is_dir()):
+        assert (papers / f"{plugin}.md").is_file(), plugin
+        assert f"]({plugin}.md)" in index and f"plugins/{plugin}/README.md" in index, plugin
+    docs = [root / "README.md", *(root / "docs").rglob("*.md")]
+    text = "".join(p.read_text() for p in docs)
+    for figure in (root / "docs" / "figures").glob("*.png"):
+        assert f"figures/{figure.name})" in text, f"{figure.name} is linked from nowhere"
+    head = (root / "docs" / "figures" / "report-first-screen.png").read_bytes()[16:24]
+    assert struct.unpack(">II", head) == (1400, 900)

@@ -20,9 +20,9 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from harness.claims.verdicts import Verdict, count_line
 from harness.components import Curve, Skip
 from harness.lazy import LazyModule
-from harness.claims.verdicts import Verdict, count_line
 from harness.plugins.registry import Registry
 from harness.reports.aggregates import summary_stats, tally
 from harness.reports.render import Document, Part, Section, anchor, markdown_cell, render

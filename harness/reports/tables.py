@@ -118,8 +118,8 @@ def summary_table(results: pd.DataFrame, registry: Registry | None = None) -> pd
 def table_of(
     stats: pd.DataFrame, results: pd.DataFrame, registry: Registry | None = None
 ) -> pd.DataFrame:
-    """:func:`summary_table` from the :func:`harness.reports.aggregates.summary_stats` of ``results``
-    already computed (a report needs both and computes the statistics once)."""
+    """:func:`summary_table` from the :func:`harness.reports.aggregates.summary_stats` of
+    ``results`` already computed (a report needs both and computes the statistics once)."""
     if stats.empty:
         return _failed_only(results, registry)
     task = str(stats["task"].iloc[0])

@@ -12,7 +12,7 @@ What is written is exactly what MLflow's ``SqlAlchemyStore`` writes for the same
 and ``latest_metrics``), and it is only used where that is known to hold:
 
 - the database's schema revision (``alembic_version``) is :data:`SCHEMA_REVISION`, the
-  head of the MLflow release pinned in ``requirements.txt``; ``tests/test_sqlite_direct.py``
+  head of the MLflow release pinned in ``requirements.txt``; ``tests/store/test_sqlite_direct.py``
   checks that the installed MLflow's head is that revision and that runs written here read
   back through ``MlflowClient`` identically to runs MLflow wrote;
 - every key is in a conservative subset of what MLflow accepts (:func:`plain_key`) and every

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from test_cli import harness
+from fake_plugins import harness
 
 DECIDE_SUITE = """
 name: toy-decide

@@ -4,14 +4,19 @@ the suite would run now (:func:`harness.claims.evidence.check_results`, :func:`o
 
 from __future__ import annotations
 
+import json
+import shutil
 from types import SimpleNamespace
 
 import pandas as pd
 import pytest
+import toy_plugin
 
+from harness import cli
 from harness.claims import Cells, Claim, Greater, Mean, Source, UseMetric, evaluate_claims
 from harness.claims.evidence import check_results, of_cells, read_results
 from harness.errors import SuiteError
+from harness.plugins.registry import build_registry
 from harness.suites.identity import Cell
 
 REGISTRY = SimpleNamespace(plugins={"p": "1.0"})
@@ -108,3 +113,100 @@ def test_an_export_of_another_suite_or_without_cell_hashes_is_refused(tmp_path):
     bare = _export(tmp_path, [_row(c, 1.0) for c in SUITE]).drop(columns="cell_hash")
     with pytest.raises(SuiteError, match="no cell_hash column"):
         check_results(bare, REGISTRY, SUITE, "--results x")
+
+
+CLAIMS_SUITE = """
+name: toy-claims
+description: "A toy suite"
+seeds: [0, 1, 2, 3, 4, 5]
+runs:
+  - task: toy
+    datasets: [{name: noise, params: {n: 40}}]
+    methods:
+      - {name: mean, grid: {shift: [0.0, 1.0]}}
+      - {name: mean, params: {kind: noisy}}
+    metrics: [abs-error]
+"""
+
+
+def _call(registry, capsys, *args: str) -> tuple[int, str, str]:
+    """``harness ARGS`` in this process: ``(exit code, stdout, stderr)``."""
+    code = 0
+    try:
+        cli.main(args, registry=registry)
+    except SystemExit as exc:
+        code = exc.code
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.fixture(scope="module")
+def ran(tmp_path_factory, _empty_store):
+    """The toy claims suite run once, in this process: ``(suite path, store URI)``."""
+    folder = tmp_path_factory.mktemp("claims-run")
+    shutil.copy(_empty_store, folder / "mlflow.db")
+    (folder / "suite.yaml").write_text(CLAIMS_SUITE)
+    store = f"sqlite:///{folder}/mlflow.db"
+    registry = build_registry({"toy": toy_plugin}, entry_points=False)
+    args = ["run", str(folder / "suite.yaml"), "-j", "0", "--tracking-uri", store]
+    try:
+        cli.main([*args, "--report-dir", str(folder / "reports")], registry=registry)
+    except SystemExit as exc:
+        assert exc.code == 0
+    return str(folder / "suite.yaml"), store
+
+
+def _outcomes(verdicts: list[dict]) -> dict:
+    """Each claim's status and estimate (an error's traceback names other lines)."""
+    return {v["claim"]: (v["status"], v["estimate"]) for v in verdicts}
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json", "parquet"])
+@pytest.mark.parametrize("to_file", [True, False], ids=["out", "stdout"])
+def test_every_export_format_ends_0_and_reads_back_to_the_stores_verdicts(
+    ran, registry, capsys, tmp_path, fmt, to_file
+):
+    suite, store = ran
+    out = tmp_path / f"export.{fmt}"
+    where = ["--out", str(out)] if to_file else []
+    code, text, err = _call(registry, capsys, "results", suite, "--tracking-uri", store,
+                            "--format", fmt, *where)  # fmt: skip
+    if fmt == "parquet" and not to_file:
+        assert code == 2 and "--out FILE" in err
+        return
+    assert code == 0 and "Traceback" not in err, err
+    if not to_file:
+        out.write_text(text)
+    assert "18 cells" in err if to_file else text
+    _, stored, _ = _call(registry, capsys, "claims", suite, "--tracking-uri", store,
+                         "--format", "json")  # fmt: skip
+    code, read, err = _call(registry, capsys, "claims", suite, "--results", str(out),
+                            "--format", "json")  # fmt: skip
+    assert code == 0, err
+    assert _outcomes(json.loads(read)) == _outcomes(json.loads(stored))
+
+
+def test_float_seeds_in_an_evidence_file_are_refused_in_one_line(ran, registry, capsys, tmp_path):
+    suite, store = ran
+    out = tmp_path / "e.json"
+    _call(registry, capsys, "results", suite, "--tracking-uri", store, "--format", "json",
+          "--out", str(out))  # fmt: skip
+    export = json.loads(out.read_text())
+    export["rows"][2]["seed"] = 1.5
+    out.write_text(json.dumps(export))
+    code, _, err = _call(registry, capsys, "claims", suite, "--results", str(out))
+    assert code == 2 and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1, err
+    assert "row 3, column seed: expected a whole number" in err and "1.5" in err
+
+
+def test_an_evidence_file_over_the_size_cap_is_refused_before_it_is_read(
+    ran, registry, capsys, tmp_path, monkeypatch
+):
+    suite, _ = ran
+    out = tmp_path / "big.parquet"
+    out.write_bytes(b"\0" * 4096)
+    monkeypatch.setattr("harness.claims.evidence.RESULTS_MAX_BYTES", 1024)
+    monkeypatch.setattr(pd, "read_parquet", lambda *a, **k: pytest.fail("read"))
+    code, _, err = _call(registry, capsys, "claims", suite, "--results", str(out))
+    assert code == 2 and "over the 0 GiB an export may hold" in err.replace("\n", " ")

@@ -17,7 +17,7 @@ import pytest
 
 from harness.suites.schema import NAME_MAX, check_name, safe_name
 
-CORPUS = Path(__file__).parent / "data" / "bad_suites"
+CORPUS = Path(__file__).parents[1] / "data" / "bad_suites"
 CASES = sorted(CORPUS.glob("*.yaml"))
 HARNESS = str(Path(sys.executable).parent / "harness")
 # Through a real `harness` process (the rest run through cli.main() in this process): one of

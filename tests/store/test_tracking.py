@@ -1,16 +1,25 @@
 from __future__ import annotations
 
+import json
 import os
+import shutil
+import subprocess
+import sys
+import textwrap
 import time
 from pathlib import Path
 
 import mlflow
 import numpy as np
 import pytest
+import toy_plugin
 
+from harness import Metric, cli, hookimpl
 from harness.components import Curve
+from harness.plugins.registry import build_registry
 from harness.runs.cell import CellResult
 from harness.runs.executors.local import LocalExecutor
+from harness.runs.runner import run_suite
 from harness.store.layout import CURVE_POINTS
 from harness.store.tracking import Tracker
 from harness.suites.loading import load_suite
@@ -29,10 +38,9 @@ runs:
 @pytest.fixture(scope="module")
 def tracked(tmp_path_factory, _empty_store):
     import shutil
-    import sys
     from pathlib import Path
 
-    sys.path.insert(0, str(Path(__file__).parent))
+    sys.path.insert(0, str(Path(__file__).parents[1]))
     import toy_plugin
 
     from harness.plugins.registry import build_registry
@@ -134,7 +142,6 @@ def test_same_suite_started_twice_on_a_fresh_store_runs_each_cell_once(toy_env, 
     created once (no crash in MLflow's schema migration), and one run refuses (exit 2)
     naming the other's pid and host, so no cell runs twice."""
     import socket
-    import subprocess
     import sys
     from pathlib import Path
 
@@ -177,7 +184,6 @@ def test_two_suites_started_at_once_on_a_fresh_store_both_land_whole(toy_env, tm
     temporary file's write-ahead index after the rename: cells went missing and the file
     could end up malformed.)"""
     import sqlite3
-    import subprocess
     import sys
 
     store = f"sqlite:///{tmp_path}/store/mlflow.db"
@@ -241,7 +247,6 @@ def test_a_store_killed_while_being_created_leaves_no_half_store(tmp_path, monke
     migrating child process is SIGKILLed once the temporary file has tables in it."""
     import signal
     import sqlite3
-    import subprocess
 
     from harness.store import mlflow_store
     from harness.store.tracking import Tracker
@@ -371,3 +376,231 @@ def test_the_export_names_the_plugin_version_and_fingerprint(tracked):
     assert set(table["plugin"]) == {"toy"} and table["plugin_version"].notna().all()
     assert set(table["plugin_fingerprint"]) == {fingerprint}
     assert "git_commit" not in table.columns
+
+
+CLAIMS_SUITE = """
+name: toy-claims
+description: "A toy suite"
+seeds: [0, 1, 2, 3, 4, 5]
+runs:
+  - task: toy
+    datasets: [{name: noise, params: {n: 40}}]
+    methods:
+      - {name: mean, grid: {shift: [0.0, 1.0]}}
+      - {name: mean, params: {kind: noisy}}
+    metrics: [abs-error]
+"""
+
+
+def _call(registry, capsys, *args: str) -> tuple[int, str, str]:
+    """``harness ARGS`` in this process: ``(exit code, stdout, stderr)``."""
+    code = 0
+    try:
+        cli.main(args, registry=registry)
+    except SystemExit as exc:
+        code = exc.code
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.mark.parametrize("direct", ["1", "0"], ids=["direct-sqlite", "mlflow"])
+def test_experiments_describe_their_suite_and_parent_runs_their_verdicts(
+    registry, capsys, tmp_path, monkeypatch, _empty_store, direct
+):
+    """Each experiment's description (``mlflow.note.content``) is its suite file's, an
+    included suite's too, shown as text; the parent run's is the claims table. Fails
+    without the fix: no experiment or run had the tag (descriptions were empty)."""
+    monkeypatch.setenv("HARNESS_DIRECT_SQLITE", direct)
+    shutil.copy(_empty_store, tmp_path / "mlflow.db")
+    store = f"sqlite:///{tmp_path}/mlflow.db"
+    (tmp_path / "inner.yaml").write_text(CLAIMS_SUITE)
+    (tmp_path / "top.yaml").write_text(
+        "name: toy-top\ndescription: 'All [toy](javascript:alert(1)) suites'\n"
+        "include: [inner.yaml]\n"
+    )
+    code, _, err = _call(registry, capsys, "run", str(tmp_path / "top.yaml"), "-j", "0",
+                         "--tracking-uri", store, "--report-dir", str(tmp_path / "r"))  # fmt: skip
+    assert code == 0, err
+    import mlflow
+
+    client = mlflow.MlflowClient(store)
+    inner = client.get_experiment_by_name("toy-claims")
+    assert inner.tags["mlflow.note.content"] == "A toy suite"
+    (parent,) = client.search_runs(
+        [inner.experiment_id], "tags.`harness.kind` = 'suite'", max_results=5
+    )
+    note = parent.data.tags["mlflow.note.content"]
+    assert note.startswith("| claim | status | estimate [interval] |\n| --- | --- | --- |\n")
+    stored = json.loads((tmp_path / "r" / "toy-top" / "claims.json").read_text())
+    assert len(stored) >= 2
+    for verdict in stored:
+        row = next(line for line in note.splitlines() if line.startswith(f"| {verdict['claim']}"))
+        assert f"| {verdict['status']}" in row
+    assert "claims.md" in {a.path.split("/")[-1] for a in client.list_artifacts(
+        parent.info.run_id, "report")}  # fmt: skip
+    assert client.get_experiment_by_name("toy-top") is None  # top.yaml only includes
+
+
+def test_a_long_claims_table_is_cut_to_what_mlflow_accepts_on_whole_lines():
+    from harness.store.layout import NOTE_LIMIT, note
+
+    table = "\n".join(f"| claim-{i} | reproduced | 1.0 [0.9, 1.1] |" for i in range(400))
+    cut = note(table)
+    assert len(cut) <= NOTE_LIMIT and cut.endswith("see the report's claims.md")
+    assert all(line.endswith("|") for line in cut.splitlines()[:-2])
+
+
+def test_a_suite_description_is_shown_in_the_ui_as_text():
+    from harness.store.layout import plain
+
+    assert plain("[x](javascript:1) <img> a|b") == r"\[x\](javascript:1) \<img\> a\|b"
+
+
+class LongKey(Metric):
+    """A dict metric whose key is longer than MLflow allows (250 characters).
+
+    Source: test fixture.
+    """
+
+    name = "long-key"
+    task = "toy"
+
+    def compute(self, data, output: float) -> dict[str, float]:
+        return {"k" * 300: 1.0}
+
+
+class LongKeyPlugin:
+    @hookimpl
+    def harness_metrics(self):
+        return [LongKey]
+
+
+def test_a_cell_whose_results_mlflow_refuses_is_failed_and_the_suite_goes_on(write_suite, store):
+    registry = build_registry({"toy": toy_plugin, "long": LongKeyPlugin()}, entry_points=False)
+    path = write_suite(
+        textwrap.dedent("""
+        name: refused
+        seeds: [0, 1]
+        runs:
+          - task: toy
+            datasets: [noise]
+            methods: [mean]
+            metrics: [abs-error]
+          - task: toy
+            datasets: [noise]
+            methods: [{name: mean, params: {shift: 1.0}}]
+            metrics: [long-key]
+        """)
+    )
+    tracker = Tracker(store)
+    outcome = run_suite(load_suite(path, registry), registry, tracker)
+    assert outcome.ran == 4  # before: the driver crashed at the first refused cell
+    assert len(outcome.problems) == 2
+    assert all("refused" in result.reason for _, result in outcome.problems)
+    runs = tracker.client.search_runs([outcome.experiment_id], "tags.`harness.kind` = 'cell'")
+    assert sorted(r.info.status for r in runs) == ["FAILED", "FAILED", "FINISHED", "FINISHED"]
+    parent = tracker.client.get_run(outcome.parent_run_id)
+    assert parent.info.status == "FAILED"  # not left RUNNING
+
+
+def test_a_tracking_server_lost_mid_run_exits_2_saying_so_and_keeps_what_was_logged(
+    registry, write_suite, store, monkeypatch, capsys
+):
+    """MLflow gives up on a server that stopped answering: before, ~280 lines of traceback
+    and exit 1 (read as 'some cells failed'); a refusal of one cell's values stays a failed
+    cell. Now exit 2 with one line that says what happened and how to resume."""
+    from mlflow.exceptions import MlflowException
+
+    from harness import cli
+    from harness.store.tracking import connection_lost
+
+    lost = MlflowException(
+        "API request to http://127.0.0.1:55000/api/2.0/mlflow/runs/create failed with"
+        " exception HTTPConnectionPool(host='127.0.0.1', port=55000): Max retries exceeded"
+    )
+    refused = MlflowException("Param value 'x' had length 7000, which exceeded length limit")
+    assert connection_lost(lost) and not connection_lost(refused)
+    try:
+        import requests
+
+        raise RuntimeError("writer") from requests.exceptions.ConnectionError("refused")
+    except RuntimeError as err:
+        assert connection_lost(err)
+
+    suite = write_suite(
+        "name: lost\nseeds: [0, 1, 2]\nruns:\n  - {task: toy, datasets: [noise], methods: [mean]}\n"
+    )
+    logged = []
+    real = Tracker.log_cell
+
+    def log_then_lose(self, *args, **kwargs):
+        if logged:
+            raise lost
+        logged.append(real(self, *args, **kwargs))
+
+    monkeypatch.setattr(Tracker, "log_cell", log_then_lose)
+    args = ["run", str(suite), "--tracking-uri", store, "-j", "0"]
+    with pytest.raises(SystemExit) as exit_:
+        cli.main([*args, "--report-dir", str(suite.parent / "r")], registry=registry)
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2, err
+    assert "the tracking server stopped answering" in " ".join(err.split())
+    assert "Max retries exceeded" in err and "Traceback" not in err
+    assert len(Tracker(store).results(Tracker(store).experiment_id("lost"))) == 1
+
+
+def test_an_included_suite_logs_to_its_own_experiment_with_unique_run_names(
+    registry, write_suite, store, tmp_path, capsys
+):
+    from harness.runs.runner import run_suite
+    from harness.store.tracking import Tracker
+    from harness.suites.loading import load_suite
+
+    write_suite(
+        """
+        name: paper-b
+        seeds: [0, 1]
+        runs:
+          - task: toy
+            datasets: [{name: noise, grid: {n: [3, 4]}}]
+            methods: [mean]
+            metrics: [abs-error]
+        """,
+        "b.yaml",
+    )
+    top = write_suite(
+        """
+        name: everything
+        include: [b.yaml]
+        runs:
+          - task: toy
+            datasets: [noise]
+            methods: [{name: mean, params: {shift: 1.0}}]
+            metrics: [abs-error]
+        """,
+        "top.yaml",
+    )
+    suite = load_suite(top, registry)
+    tracker = Tracker(store)
+    outcome = run_suite(suite, registry, tracker)
+    assert list(outcome.experiments) == ["paper-b", "everything"]
+    paper = tracker.client.search_runs(
+        [tracker.experiment_id("paper-b")], "tags.`harness.kind` = 'cell'"
+    )
+    assert len(paper) == 4 and all(r.data.params["method.shift"] == "0.0" for r in paper)
+    names = [r.info.run_name for r in paper]
+    assert len(set(names)) == 4 and any("n=3" in n for n in names)
+    assert len(tracker.suite_results(suite)) == 5
+    # running the included suite alone resumes the same cells
+    again = run_suite(load_suite(suite.path.with_name("b.yaml"), registry), registry, tracker)
+    assert again.ran == 0
+    # `harness report` of every suite: the top suite's report holds the included suite's
+    # cells too, as its run's report does (before: 1 cell, and "4 of 5 cells have no
+    # result"); the included suite's holds its own 4
+    from harness import cli
+
+    capsys.readouterr()
+    cli.main(["report", "--tracking-uri", store, "--out", str(tmp_path / "r")], registry=registry)
+    printed = capsys.readouterr()
+    assert "everything: 5 cells ->" in printed.out and "paper-b: 4 cells ->" in printed.out
+    assert printed.err == "", printed.err

@@ -48,7 +48,7 @@ def _api(base: str, endpoint: str, body: dict | None = None) -> dict:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, _empty_store):
-    sys.path.insert(0, str(Path(__file__).parent))
+    sys.path.insert(0, str(Path(__file__).parents[1]))
     import toy_plugin
 
     from harness.plugins.registry import build_registry

@@ -117,7 +117,7 @@ def _snapshot(uri: str) -> dict:
 
 @pytest.fixture(scope="module")
 def both(tmp_path_factory, _empty_store):
-    sys.path.insert(0, str(Path(__file__).parent))
+    sys.path.insert(0, str(Path(__file__).parents[1]))
     import toy_plugin
 
     from harness.plugins.registry import build_registry
@@ -148,7 +148,7 @@ def test_the_direct_path_writes_without_importing_mlflow(both):
     """The point of it: a `harness run` on an existing SQLite store never loads MLflow."""
     _, _, uri = both
     folder = Path(uri.removeprefix("sqlite:///")).parent
-    tests, suite = str(Path(__file__).parent), str(folder / "suite.yaml")
+    tests, suite = str(Path(__file__).parents[1]), str(folder / "suite.yaml")
     code = (
         f"import sys; sys.path.insert(0, {tests!r}); import toy_plugin\n"
         "from harness.plugins.registry import build_registry\n"
@@ -241,7 +241,7 @@ def test_other_schema_revisions_and_switch_off_use_mlflow(tmp_path, _empty_store
 
 
 def _toy_registry():
-    sys.path.insert(0, str(Path(__file__).parent))
+    sys.path.insert(0, str(Path(__file__).parents[1]))
     import toy_plugin
 
     from harness.plugins.registry import build_registry

@@ -1,5 +1,6 @@
-"""Params constraints declared with ``Annotated[..., pydantic.Field(...)]`` are enforced for
-dataclass and pydantic Params alike (issue 29: declared, not hand-checked)."""
+"""The component base classes: Params constraints declared with
+``Annotated[..., pydantic.Field(...)]`` are enforced for dataclass and pydantic Params alike;
+a curve whose steps do not increase is refused."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pydantic
 import pytest
 
 from harness import Method
-from harness.components import describe_type, validate_params
+from harness.components import Curve, describe_type, validate_params
 from harness.errors import ParamsError
 
 
@@ -66,3 +67,15 @@ def test_the_yaml_number_hint_is_given_for_numeric_params_only():
     with pytest.raises(ParamsError) as worded:
         validate_params(Worded, {"kind": "1"})
     assert "YAML reads" not in str(worded.value) and "one of 'plain', 'noisy'" in str(worded.value)
+
+
+def test_a_curve_whose_steps_do_not_increase_is_refused():
+    """Its last value would not be its final one (the table shows ``Curve.final``)."""
+    with pytest.raises(ValueError, match=r"strictly increasing.*got 3 then 2"):
+        Curve([0.1, 0.2, 0.3], steps=[1, 3, 2])
+    with pytest.raises(ValueError, match="whole numbers"):  # int64 would make them 0, 0, 0
+        Curve([1.0, 2.0, 0.15], steps=[0.2, 0.5, 0.9])
+    with pytest.raises(ValueError, match="real numbers"):
+        Curve(["1.0", "0.15"])
+    assert Curve([1.0, 2.0], steps=[1.0, 2.0]).steps.tolist() == [1, 2]
+    assert Curve([0.1, 0.2], steps=[5, 9]).final == 0.2

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import mlflow
 import pytest
+from fake_plugins import harness
 
 HARNESS = str(Path(sys.executable).parent / "harness")
 
@@ -20,12 +21,6 @@ runs:
     methods: [mean, {extra}]
     metrics: [abs-error, path, never]
 """
-
-
-def harness(env, *args, cwd=None):
-    return subprocess.run(
-        [HARNESS, *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=300
-    )
 
 
 @pytest.fixture

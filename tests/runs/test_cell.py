@@ -6,15 +6,21 @@ in a cell fail that cell."""
 from __future__ import annotations
 
 import functools
+import math
+import threading
 import time
+import types
+from collections import deque
 from dataclasses import dataclass
 
 import numpy as np
+import psutil
 import pytest
 import toy_plugin
 from toy_plugin import Draws
 
 from harness import Dataset, Method, Metric, hookimpl
+from harness.components import Curve
 from harness.errors import PluginError
 from harness.plugins.readonly import changed_parts, part_hashes, read_only
 from harness.plugins.registry import build_registry
@@ -434,7 +440,6 @@ def test_in_the_drivers_process_sys_exit_fails_the_cell_and_ctrl_c_stops_the_run
 
 def test_a_timed_out_cell_takes_the_processes_it_started_with_it(registry, write_suite, tmp_path):
     """Before: the cell's subprocess outlived the kill (ppid 1), holding stdout open."""
-    import psutil
 
     pid_file = tmp_path / "pid"
     suite = write_suite(
@@ -494,3 +499,210 @@ def test_params_may_hold_descriptors_and_inherit_a_plain_mixins_constants():
 
     no_unannotated_attributes(Params)  # raised TypeError for both before
     assert list(params_fields(Params)) == ["scale"]
+
+
+def _run(executor, cells, limit_s=90.0):
+    """``{cell_hash: result}``, every cell with one result, within ``limit_s``."""
+    results: dict = {}
+
+    def keep(cell, result):
+        assert cell.cell_hash not in results, "a cell got two results"
+        results[cell.cell_hash] = result
+
+    thread = threading.Thread(target=executor.run, args=(cells, keep), daemon=True)
+    thread.start()
+    thread.join(limit_s)
+    assert not thread.is_alive(), f"the executor hung; results so far: {results}"
+    assert set(results) == {c.cell_hash for c in cells}, "every cell gets exactly one result"
+    return results
+
+
+class Slotted:
+    __slots__ = ("arr",)
+
+    def __init__(self, arr):
+        self.arr = arr
+
+
+def _nested(levels, leaf):
+    for _ in range(levels):
+        leaf = {"next": leaf}
+    return leaf
+
+
+def _dig(data, kind):
+    """The array ``[1, 2, 3]`` inside ``data`` of ``kind`` (see :class:`Holder`)."""
+    if kind == "slots":
+        return data.arr
+    if kind == "deque":
+        return data[0]
+    if kind == "mapping-proxy":
+        return data["arr"]
+    if kind == "long-list":
+        return data[-1]
+    for _ in range({"deep-14": 14, "deep-40": 40}[kind]):
+        data = data["next"]
+    return data
+
+
+class Holder(Dataset):
+    """The array [1, 2, 3] held in a container of ``kind``: a ``__slots__`` object, a
+    deque, a MappingProxyType, the end of a list of 100,001 arrays, 14 or 40 levels down.
+
+    Source: test fixture.
+    """
+
+    name = "holder"
+    task = "toy"
+
+    @dataclass
+    class Params:
+        kind: str = "slots"
+
+    def load(self, params: Params, seed: int):
+        arr = np.arange(1.0, 4.0)
+        return {
+            "slots": lambda: Slotted(arr),
+            "deque": lambda: deque([arr]),
+            "mapping-proxy": lambda: types.MappingProxyType({"arr": arr}),
+            "long-list": lambda: [np.zeros(1) for _ in range(100_001)] + [arr],
+            "deep-14": lambda: _nested(14, arr),
+            "deep-40": lambda: _nested(40, arr),
+        }[params.kind]()
+
+
+class Scribble(Method):
+    """Makes the array writable and zeroes it (a write the read-only flag cannot stop).
+
+    Source: test fixture.
+    """
+
+    name = "scribble"
+    task = "toy"
+
+    @dataclass
+    class Params:
+        kind: str = "slots"
+
+    def run(self, data, params: Params, seed: int) -> float:
+        arr = _dig(data, params.kind)
+        arr.flags.writeable = True
+        arr[:] = 0.0
+        return 0.0
+
+
+class Read(Method):
+    """Returns the array's first value (1.0 in data nobody changed).
+
+    Source: test fixture.
+    """
+
+    name = "read"
+    task = "toy"
+
+    @dataclass
+    class Params:
+        kind: str = "slots"
+
+    def run(self, data, params: Params, seed: int) -> float:
+        return float(_dig(data, params.kind)[0])
+
+
+class Output(Metric):
+    """The method's output.
+
+    Source: test fixture.
+    """
+
+    name = "output"
+    task = "toy"
+
+    def compute(self, data, output: float) -> float:
+        return output
+
+
+class Containers:
+    @hookimpl
+    def harness_datasets(self):
+        return [Holder]
+
+    @hookimpl
+    def harness_methods(self):
+        return [Scribble, Read]
+
+    @hookimpl
+    def harness_metrics(self):
+        return [Output]
+
+
+KINDS = ["slots", "deque", "mapping-proxy", "long-list", "deep-14", "deep-40"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_write_into_shared_data_in_any_container_never_reaches_the_next_cell(write_suite, kind):
+    """Before: the array in a __slots__ object, a deque, a MappingProxyType, after 100,000
+    others or 14 levels down was neither read-only nor hashed: the reading cell, run next
+    on the same data, was logged ok with 0.0."""
+    registry = build_registry({"toy": toy_plugin, "containers": Containers()}, entry_points=False)
+    methods = (
+        f"{{name: scribble, params: {{kind: {kind}}}}}, {{name: read, params: {{kind: {kind}}}}}"
+    )
+    text = f"""
+    name: containers
+    seeds: [0]
+    runs:
+      - task: toy
+        datasets: [{{name: holder, params: {{kind: {kind}}}}}]
+        methods: [{methods}]
+        metrics: [output]
+    """
+    cells = load_suite(write_suite(text), registry).cells
+    assert [c.method for c in cells] == ["scribble", "read"]  # one data key: one worker
+    results = _run(LocalExecutor(registry, 1), cells)
+    read = results[cells[1].cell_hash]
+    assert (read.status, read.metrics) == ("ok", {"output": 1.0})
+    scribble = results[cells[0].cell_hash]
+    assert scribble.status == "failed" or scribble.metrics == {"output": 0.0}
+
+
+@pytest.mark.parametrize(
+    ("value", "shape", "reason"),
+    [
+        (".nan", "scalar", "metric 'bad-value' returned nan"),
+        (".inf", "scalar", "metric 'bad-value' returned inf"),
+        ("-.inf", "dict", "metric 'bad-value.broken' returned -inf"),
+        (".nan", "curve", "metric 'bad-value' returned a curve with nan at step 2"),
+    ],
+)
+def test_a_non_finite_metric_fails_the_cell(
+    registry, write_suite, monkeypatch, value, shape, reason
+):
+    """A NaN param is refused by the suite itself (it equals no value), so a NaN comes from
+    the metric: ``bad-value`` returns NaN where its param says 1.0."""
+    import toy_plugin
+
+    if value == ".nan":
+        value, real = "1.0", toy_plugin.BadValue.compute
+
+        def nan_for_one(self, data, output):
+            if shape == "scalar":
+                return np.nan
+            curve = real(self, data, output)  # [0.5, 1.0, 1.0]: NaN from the second point
+            return Curve(np.where(curve.values == 1.0, np.nan, curve.values))
+
+        monkeypatch.setattr(toy_plugin.BadValue, "compute", nan_for_one)
+    suite = load_suite(
+        write_suite(f"""
+        name: nan
+        runs:
+          - task: toy
+            datasets: [noise]
+            methods: [mean]
+            metrics: [abs-error, {{name: bad-value, params: {{value: {value}, shape: {shape}}}}}]
+        """),
+        registry,
+    )
+    result = execute_cell(suite.cells[0], registry)
+    assert result.status == "failed"  # before the fix: "ok", and inf stored as 1.797e308
+    assert result.reason == reason
+    assert all(math.isfinite(v) for v in result.metrics.values())

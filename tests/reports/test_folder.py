@@ -1,6 +1,11 @@
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+import textwrap
 import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -249,7 +254,6 @@ def test_the_report_reads_at_1400_px_and_keeps_each_tasks_contents_together(tmp_
     (``nav{columns:2}``, nothing wrapped: 3,609 px wide, label-noise's entries split across
     the two columns)."""
     import html
-    import json
     import shutil
     import subprocess
 
@@ -272,3 +276,46 @@ def test_the_report_reads_at_1400_px_and_keeps_each_tasks_contents_together(tmp_
     assert probe["viewport"] == 1400 and probe["tasks"] == 11, probe
     assert probe["width"] <= 1400, probe
     assert probe["split"] == [], probe
+
+
+HARNESS = str(Path(sys.executable).with_name("harness"))
+
+
+SUITE = """
+name: daily
+seeds: [0, 1, 2]
+runs:
+  - task: toy
+    datasets: [{name: noise, grid: {n: [3, 30]}}]
+    methods: [mean, {name: mean, params: {shift: 5.0}}, boom, skipper]
+    metrics: [abs-error, stats, never]
+"""
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory, _empty_store):
+    """One real `harness run` of SUITE (module-scoped: the tests below read its outputs)."""
+    import shutil
+
+    from fake_plugins import toy_environment
+
+    tmp = tmp_path_factory.mktemp("daily")
+    shutil.copy(_empty_store, tmp / "mlflow.db")
+    store = f"sqlite:///{tmp}/mlflow.db"
+    env = toy_environment(tmp / "site")
+    suite = tmp / "daily.yaml"
+    suite.write_text(textwrap.dedent(SUITE))
+    cmd = [HARNESS, "run", str(suite), "--tracking-uri", store, "--report-dir", str(tmp)]
+    run = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+    return {"run": run, "tmp": tmp, "store": store, "env": env, "suite": suite}
+
+
+def test_the_report_opens_with_contents_and_a_summary_and_writes_numbers(finished):
+    folder = finished["tmp"] / "daily"
+    page = (folder / "report.html").read_text()
+    assert page.index("Contents") < page.index("Summary per task") < page.index("Mean ± 95%")
+    assert "Best method per dataset and metric" in page
+    assert "12 ok, 6 skipped, 6 failed, 0 timed out · latest cell" in page
+    numbers = pd.read_csv(folder / "toy-summary.csv")
+    assert {"mean", "std_error", "ci_low", "ci_high", "n"} <= set(numbers.columns)
+    assert numbers["mean"].dtype == float

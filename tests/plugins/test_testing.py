@@ -1,6 +1,6 @@
-"""Extending an existing task (issue 13): check-plugin catches each broken rule, and a
-method-only package scaffolded with `new-plugin --task` installs, runs, and lands in the
-paper's report table beside the paper's methods (tests/test_guide.py)."""
+"""Conformance checks (``harness check-plugin``): each broken rule is caught, naming the
+component and the rule; a method-only package scaffolded with ``new-plugin --task``
+installs, runs and lands in the paper's report table (tests/test_guide.py)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from harness.plugins.registry import build_registry
 from harness.plugins.testing import run_checks
 
 HARNESS = str(Path(sys.executable).with_name("harness"))
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

@@ -1,13 +1,20 @@
 from __future__ import annotations
 
+import json
+import os
+import sys
 import types
 
 import pytest
 import toy_plugin
 
 import harness
+from harness import hookimpl
 from harness.errors import PluginError, SuiteError
 from harness.plugins.registry import build_registry
+from harness.runs.runner import run_suite
+from harness.store.tracking import Tracker
+from harness.suites.loading import load_suite
 
 
 class ToyPlugin:
@@ -188,7 +195,6 @@ def _fingerprint_of(entry: str, site, monkeypatch, prefix: str) -> str:
     """The fingerprint of plugin ``entry`` in a fresh registry (modules named ``prefix*``
     imported anew, as a new process would)."""
     import importlib
-    import sys
     from importlib.metadata import entry_points
 
     monkeypatch.syspath_prepend(str(site))
@@ -276,7 +282,6 @@ def test_a_plugin_without_locatable_code_is_unfingerprinted_and_its_cells_rerun(
     (``Cell.fingerprinted`` False) and rerun, not resumed on params alone (before: resumed,
     so an edit to such a plugin reran nothing)."""
     from harness.plugins.fingerprint import UNFINGERPRINTED
-    from harness.suites.loading import load_suite
 
     class Elsewhere(toy_plugin.Mean):
         """The toy's mean under another name, from a plugin defined in ``__main__``."""
@@ -293,8 +298,7 @@ def test_a_plugin_without_locatable_code_is_unfingerprinted_and_its_cells_rerun(
     run = "  - {task: toy, datasets: [noise], methods: [elsewhere, mean], metrics: [abs-error]}\n"
     cells = load_suite(write_suite("name: s\nruns:\n" + run), registry).cells
     assert {c.method: c.fingerprinted for c in cells} == {"elsewhere": False, "mean": True}
-    from harness.runs.runner import planned_states, run_suite
-    from harness.store.tracking import Tracker
+    from harness.runs.runner import planned_states
 
     suite = load_suite(write_suite("name: s\nruns:\n" + run), registry)
     assert run_suite(suite, registry, Tracker(store)).ran == 2
@@ -311,11 +315,9 @@ def test_editing_a_namespace_package_plugin_reruns_its_cells(tmp_path, monkeypat
     the next run names the plugin's code as the reason to rerun them (before: 'unknown'
     both times, the old numbers kept)."""
     import importlib
-    import sys
     from importlib.metadata import entry_points
 
-    from harness.runs.runner import planned_states, run_suite
-    from harness.store.tracking import Tracker
+    from harness.runs.runner import planned_states
     from harness.suites.loading import load_suite
 
     site = tmp_path / "site"
@@ -353,7 +355,6 @@ def _fresh_registry(site, monkeypatch, prefix: str, entries: set[str]):
     """A registry built as a new process would: modules named ``prefix*`` forgotten, every
     installed plugin but ``entries`` blocked."""
     import importlib
-    import sys
     from importlib.metadata import entry_points
 
     importlib.invalidate_caches()
@@ -381,7 +382,6 @@ def test_a_cached_plugin_is_described_without_being_imported(cached_site, monkey
     """The second registry reads the plugin's description: its names and params are known
     and its fingerprint is the same, yet its module is imported only when its class is used.
     Fails with the cache unused (the module imported while the registry is built)."""
-    import sys
 
     first = _fresh_registry(cached_site, monkeypatch, "cachy", {"cachy"})
     assert "cachy" in sys.modules
@@ -402,7 +402,6 @@ def test_an_edit_to_a_plugin_is_seen_at_once_even_with_the_same_size_and_time(
     back to what it was (a clock too coarse to tell the edit apart): its stats are equal, but
     the entry was taken too soon after the last edit to trust them, so the files are hashed
     and the new name is seen. Fails with ``RACY_NS = 0`` (the old name is listed)."""
-    import os
 
     _fresh_registry(cached_site, monkeypatch, "cachy", {"cachy"})
     init = cached_site / "cachy" / "__init__.py"
@@ -441,7 +440,6 @@ def test_a_corrupt_cache_is_rebuilt_never_trusted(cached_site, monkeypatch, tmp_
     description names another method: each is read as no entry, the plugin described afresh
     and the file rewritten. Fails when an entry is trusted on its key and stats alone
     (the forged method is listed)."""
-    import json
 
     _fresh_registry(cached_site, monkeypatch, "cachy", {"cachy"})
     (entry,) = (tmp_path / "cache").glob("cachy-*.json")
@@ -536,3 +534,69 @@ def test_a_scoped_registry_holds_the_tasks_looked_up_and_their_families():
     assert ("lonely-task", "lonely") in scoped.entries["method"]
     assert held() == {"toy", "other", "lone"}
     assert {e.plugin for by_key in built.entries.values() for e in by_key.values()} == set(plugins)
+
+
+class GeneratorHook:
+    @hookimpl
+    def harness_methods(self):
+        yield from ()
+        raise RuntimeError("weights not found")
+
+
+def test_a_generator_hook_that_raises_leaves_its_plugin_out_and_the_others_work():
+    """Before: the RuntimeError escaped build_registry, so every command failed."""
+    registry = build_registry({"toy": toy_plugin, "gen": GeneratorHook()}, entry_points=False)
+    assert "gen" not in registry.plugins and "mean" in registry.names("method", "toy")
+    assert "harness_methods() failed: RuntimeError: weights not found" in registry.broken["gen"]
+    with pytest.raises(PluginError, match="weights not found"):
+        build_registry({"toy": toy_plugin, "gen": GeneratorHook()}, entry_points=False, strict=True)
+
+
+def test_a_component_name_ending_in_a_newline_is_not_kebab_case():
+    class Shadow:
+        @harness.hookimpl
+        def harness_methods(self):
+            class Mean(toy_plugin.Mean):
+                name = "mean-x\n"
+
+            return [Mean]
+
+    built = build_registry({"toy": toy_plugin, "shadow": Shadow()}, entry_points=False)
+    assert "lower-case words joined by '-'" in built.broken["shadow"]
+    assert "mean-x\\n" in built.broken["shadow"]
+
+
+class RaisingHook:
+    @hookimpl
+    def harness_methods(self):
+        raise RuntimeError("database of weights not found")
+
+
+class NonIterableHook:
+    @hookimpl
+    def harness_metrics(self):
+        return 42
+
+
+class BareClassHook:
+    @hookimpl
+    def harness_datasets(self):
+        return dict  # the class itself, not a list of classes (iterable only as a type)
+
+
+@pytest.mark.parametrize(
+    ("plugin", "words"),
+    [
+        (RaisingHook(), ["'bad'", "harness_methods()", "RuntimeError", "database of weights"]),
+        (NonIterableHook(), ["'bad'", "harness_metrics()", "returned 42", "list of classes"]),
+        (BareClassHook(), ["harness_datasets()", "list of classes", "e.g. [dict]"]),
+    ],
+)
+def test_a_broken_hook_leaves_its_plugin_out_and_the_others_work(plugin, words):
+    registry = build_registry({"toy": toy_plugin, "bad": plugin}, entry_points=False)
+    assert "bad" not in registry.plugins and "toy" in registry.plugins
+    for word in [*words, "HARNESS_DISABLE_PLUGINS=bad"]:
+        assert word in registry.broken["bad"]
+    assert "mean" in registry.names("method", "toy")
+    with pytest.raises(PluginError, match="harness_"):
+        build_registry({"toy": toy_plugin, "bad": plugin}, entry_points=False, strict=True)

@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from test_cli import harness
+from fake_plugins import harness
 
 from harness.claims import (
     Cells,

@@ -4,6 +4,7 @@ loaded once per data key; in-process runs; a real dask scheduler with two worker
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -18,9 +19,11 @@ import mlflow
 import psutil
 import pytest
 import toy_plugin
+from fake_plugins import install_fake_plugin
 
 from harness.plugins.registry import build_registry
-from harness.runs.executors import auto_jobs
+from harness.runs import cell as cell_module
+from harness.runs.executors import auto_jobs, worker
 from harness.runs.executors.base import Router, route
 from harness.runs.executors.dask import DaskExecutor
 from harness.runs.executors.inprocess import InProcessExecutor
@@ -447,3 +450,260 @@ def test_jobs_auto_and_zero_pick_the_executor(faults):
     assert isinstance(make_executor(faults, 0), InProcessExecutor)
     assert isinstance(make_executor(faults, 2), LocalExecutor)
     assert isinstance(make_executor(faults, 2, pdb=True), InProcessExecutor)
+
+
+RUN = "  - {task: toy, datasets: [noise], methods: [mean]}\n"
+
+
+SUITE = f"name: s\nruns:\n{RUN}"
+
+
+@pytest.fixture
+def harness_main(registry, monkeypatch, capsys):
+    """``harness ARGS`` through ``cli.main()`` in this process, with the toy registry:
+    ``(exit code, stdout, stderr)``; an exception that escapes main() is returned as the
+    code (a traceback, where the contract promises an exit code)."""
+    from harness import cli
+
+    def call(*args: str) -> tuple[object, str, str]:
+        code: object = 0
+        try:
+            cli.main(args, registry=registry)
+        except SystemExit as exc:
+            code = exc.code
+        except Exception as exc:  # what the test reports
+            code = exc
+        captured = capsys.readouterr()
+        return code, captured.out, captured.err
+
+    return call
+
+
+def _run_args(suite: Path, store: str, reports: Path | str) -> list[str]:
+    return ["run", str(suite), "--tracking-uri", store, "--report-dir", str(reports), "-j", "0"]
+
+
+@pytest.mark.parametrize(
+    ("address", "reason"),
+    [
+        ("tcp://host:notaport", "invalid literal"),
+        ("tcp://:::", "invalid address"),
+        ("foo://bar:1", "unknown address scheme 'foo'"),
+        ("not an address", "missing port number"),
+        ("tcp://localhost:99999", "port 99999 is not in 1-65535"),
+    ],
+)
+def test_a_malformed_scheduler_address_is_refused_before_anything_is_written(
+    address, reason, harness_main, tmp_path
+):
+    """Before: a ValueError traceback, after the store had been created."""
+    pytest.importorskip("distributed")
+    suite = tmp_path / "s.yaml"
+    suite.write_text(SUITE)
+    store = tmp_path / "store" / "mlflow.db"
+    args = [*_run_args(suite, f"sqlite:///{store}", tmp_path / "r"), "--scheduler", address]
+    code, out, err = harness_main(*args)
+    assert code == 2, (code, out, err)
+    assert f"--scheduler '{address}': not a dask scheduler address ({reason}" in err
+    assert not store.parent.exists() and not (tmp_path / "r").exists()
+
+
+FAULT_SUITE = """
+name: faults
+seeds: {seeds}
+timeout: {timeout}
+runs:
+  - task: faults
+    datasets: [draw]
+    methods: [{method}]
+    metrics: [value]
+"""
+
+
+@pytest.fixture(scope="module")
+def single_worker_cluster():
+    """A dask LocalCluster of one single-threaded worker process, shared by the module."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as local:
+        yield local.scheduler_address
+
+
+def _fault_cells(registry, write_suite, method, seeds=range(4), timeout="30s"):
+    text = FAULT_SUITE.format(seeds=list(seeds), timeout=timeout, method=method)
+    return load_suite(write_suite(text), registry).cells
+
+
+def _run_faults(executor, cells, limit_s=90.0):
+    """``{cell_hash: result}``, every cell with one result, within ``limit_s``."""
+    results: dict = {}
+
+    def keep(cell, result):
+        assert cell.cell_hash not in results, "a cell got two results"
+        results[cell.cell_hash] = result
+
+    thread = threading.Thread(target=executor.run, args=(cells, keep), daemon=True)
+    thread.start()
+    thread.join(limit_s)
+    assert not thread.is_alive(), f"the executor hung; results so far: {results}"
+    assert set(results) == {c.cell_hash for c in cells}, "every cell gets exactly one result"
+    return results
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def _wait_dead(pids, seconds=5.0):
+    deadline = time.monotonic() + seconds
+    while any(_alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return [p for p in pids if _alive(p)]
+
+
+@pytest.mark.parametrize("child", ["returns", "raises"])
+@pytest.mark.parametrize("where", ["local", "dask"])
+def test_a_forked_child_that_returns_or_raises_leaves_every_cell_its_own_value(
+    faults, write_suite, request, child, where
+):
+    """Before (local): cell 0 was logged ok with the child's -1000, cell 1 with cell 0's
+    number, ...; with a raising child, cells were logged failed with the child's error."""
+    cells = _fault_cells(faults, write_suite, f"{{name: fork-child, params: {{child: {child}}}}}")
+    executor = (
+        LocalExecutor(faults, 1)
+        if where == "local"
+        else DaskExecutor(faults, 1, scheduler=request.getfixturevalue("single_worker_cluster"))
+    )
+    results = _run_faults(executor, cells)
+    logged = [(results[c.cell_hash].status, results[c.cell_hash].metrics) for c in cells]
+    assert logged == [("ok", {"value": float(c.dataset_seed % 1000)}) for c in cells]
+
+
+@pytest.mark.parametrize("child", ["returns", "raises"])
+def test_in_process_a_forked_child_that_returns_or_raises_never_goes_on_as_the_driver(
+    faults, write_suite, tmp_path, child
+):
+    """``-j 0``: each cell is logged once with its own value, and the driver's process is
+    the only one that gets back from the executor. Before: the child went on as a copy of
+    the driver (ran the next cells, finished the run: the parent run marked FINISHED
+    mid-run, cells run twice); the last cell's child got back here."""
+    method = f"{{name: fork-child, params: {{child: {child}, seconds: 1.0}}}}"
+    cells = _fault_cells(faults, write_suite, method, seeds=range(2))
+    driver, results = os.getpid(), {}
+    try:
+        InProcessExecutor(faults).run(
+            cells, lambda c, r: results.setdefault(c.cell_hash, []).append(r)
+        )
+    finally:
+        if os.getpid() != driver:  # a copy of this test: leave a mark, end before pytest
+            (tmp_path / f"copy-{os.getpid()}").touch()
+            os._exit(0)
+    time.sleep(0.5)  # a copy would have marked by now
+    assert sorted(p.name for p in tmp_path.glob("copy-*")) == [], "a child finished the run"
+    logged = [[(r.status, r.metrics) for r in results[c.cell_hash]] for c in cells]
+    assert logged == [[("ok", {"value": float(c.dataset_seed % 1000)})] for c in cells]
+
+
+def test_the_driver_fails_a_cell_whose_channel_carries_another_process_message(
+    faults, write_suite, monkeypatch
+):
+    """The driver's own check, with the worker's guards off (its channel left open in
+    forked children, which then send their result): the cell fails naming the stray
+    message, and no cell is logged ok with a value that is not its own. Before: ok with
+    the child's number."""
+    monkeypatch.setattr(worker, "_seal", lambda conn: None)
+    monkeypatch.setattr(cell_module, "_end_if_forked", lambda pid: None)
+    cells = _fault_cells(faults, write_suite, "fork-child")
+    results = _run_faults(LocalExecutor(faults, 1), cells)
+    for cell in cells:
+        result = results[cell.cell_hash]
+        assert result.status == "failed" or result.metrics == {
+            "value": float(cell.dataset_seed % 1000)
+        }
+    stray = [r.reason for r in results.values() if r.status == "failed"]
+    assert stray and all("stray 'done' message from process" in r for r in stray), stray
+
+
+def test_a_message_of_another_cell_fails_the_running_cell_naming_it(faults, write_suite):
+    """A worker that answers with another cell's hash: the running cell fails naming that
+    cell, the message is dropped (before: the driver logged whatever came next)."""
+    cells = _fault_cells(faults, write_suite, "sleep", seeds=[0, 1])
+    executor = LocalExecutor(faults, 1)
+    seal = worker._seal
+
+    def misaddress(conn):  # in the worker: its 'done' messages name the other cell
+        seal(conn)
+        send = conn.send
+        conn.send = lambda m: send(
+            m._replace(cell_hash=cells[1].cell_hash) if m[0] == "done" else m
+        )
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(worker, "_seal", misaddress)
+        results = _run_faults(executor, cells[:1])
+    reason = results[cells[0].cell_hash].reason
+    assert results[cells[0].cell_hash].status == "failed"
+    assert f"about cell {cells[1].cell_hash[:12]}" in reason and "stray 'done'" in reason
+
+
+@pytest.mark.parametrize("where", ["local", "in-process"])
+@pytest.mark.parametrize(("seconds", "status"), [(0.0, "ok"), (60.0, "timeout")])
+def test_a_double_forked_daemon_is_killed_with_its_cell(
+    faults, write_suite, tmp_path, seconds, status, where
+):
+    """The daemon is dead when its cell's result arrives, while the run goes on with the
+    next cell. Before: the daemon (setsid, forked twice) left the worker's process group
+    and tree and slept on, at the cell's end and after its timeout (in-process: the
+    daemon was never looked for)."""
+    pid_file = tmp_path / "daemons"
+    daemon = f'{{name: daemon, params: {{pid_file: "{pid_file}", seconds: {seconds}}}}}'
+    method = f"{daemon}, {{name: sleep, params: {{seconds: 4}}}}"
+    timeout = "2s" if status == "timeout" else "30s"
+    cells = _fault_cells(faults, write_suite, method, seeds=[0], timeout=timeout)
+    assert [c.method for c in cells] == ["daemon", "sleep"]
+    outlived: list[int] = []
+
+    def check(cell, result):
+        if cell.method == "daemon":
+            assert result.status == status
+            outlived.extend(_wait_dead([int(p) for p in pid_file.read_text().split()], 1.0))
+
+    executor = LocalExecutor(faults, 1) if where == "local" else InProcessExecutor(faults)
+    try:
+        executor.run(cells, check)  # in the main thread: in-process timeouts need SIGALRM
+        assert pid_file.read_text().split() and outlived == [], "the cell's daemon outlived it"
+    finally:
+        for pid in [int(p) for p in pid_file.read_text().split()] if pid_file.exists() else []:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+
+
+def test_harness_run_ends_while_a_cells_daemon_would_hold_its_stdout(
+    toy_env, write_suite, store, tmp_path
+):
+    """Before: ``harness run`` printed its summary, then its stdout stayed open for the
+    daemon's 120 s (a pipeline or CI step reading it hung)."""
+    site = Path(toy_env["PYTHONPATH"].split(os.pathsep)[0])
+    source = (Path(__file__).parents[1] / "fault_plugin.py").read_text()
+    install_fake_plugin(site, "faults", "fault_plugin", source)
+    pid_file = tmp_path / "daemons"
+    method = f'{{name: daemon, params: {{pid_file: "{pid_file}"}}}}'
+    path = write_suite(FAULT_SUITE.format(seeds=[0], timeout="1m", method=method))
+    command = [BIN / "harness", "run", path, "--tracking-uri", store, "--report-dir", tmp_path]
+    tic = time.monotonic()
+    process = subprocess.Popen(
+        command, env=toy_env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+    )
+    try:
+        out, _ = process.communicate(timeout=90)
+        assert process.returncode == 0, out.decode()
+        assert time.monotonic() - tic < 80
+    finally:
+        process.kill()
+        for pid in [int(p) for p in pid_file.read_text().split()] if pid_file.exists() else []:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)

@@ -1,0 +1,89 @@
+"""``harness run --dry-run`` a person can read: counts per task and state, then the first
+cells of each task; ``-v`` lists every cell."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+import toy_plugin
+from fake_plugins import harness
+
+from harness import cli
+from harness.plugins.registry import build_registry
+
+MANY = """
+name: many-cells
+seeds: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]
+runs:
+  - task: toy
+    datasets: [{name: noise, grid: {n: [3, 6]}}]
+    methods: [mean]
+    metrics: [abs-error]
+"""
+
+
+def test_dry_run_counts_per_task_and_shows_the_first_cells(toy_env, write_suite, tmp_path):
+    path = str(write_suite(MANY))
+    short = harness(toy_env, "run", path, "--dry-run", cwd=tmp_path)
+    assert short.returncode == 0, short.stderr
+    assert "20 cells by task and state" in short.stdout
+    assert "20: never run with these settings" in short.stdout
+    rows = [line for line in short.stdout.splitlines() if "│ noise" in line]
+    assert len(rows) == 5 and "-v shows every cell" in short.stdout
+    assert "20 cells: 0 done, 20 to run" in short.stdout
+    every = harness(toy_env, "run", path, "--dry-run", "-v", cwd=tmp_path)
+    assert len([line for line in every.stdout.splitlines() if "│ noise" in line]) == 20
+
+
+SUITE = """
+name: toy-claims
+description: "A toy suite"
+seeds: [0, 1, 2, 3, 4, 5]
+runs:
+  - task: toy
+    datasets: [{name: noise, params: {n: 40}}]
+    methods:
+      - {name: mean, grid: {shift: [0.0, 1.0]}}
+      - {name: mean, params: {kind: noisy}}
+    metrics: [abs-error]
+"""
+
+
+def _call(registry, capsys, *args: str) -> tuple[int, str, str]:
+    """``harness ARGS`` in this process: ``(exit code, stdout, stderr)``."""
+    code = 0
+    try:
+        cli.main(args, registry=registry)
+    except SystemExit as exc:
+        code = exc.code
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.fixture(scope="module")
+def ran(tmp_path_factory, _empty_store):
+    """The toy claims suite run once, in this process: ``(suite path, store URI)``."""
+    folder = tmp_path_factory.mktemp("claims-run")
+    shutil.copy(_empty_store, folder / "mlflow.db")
+    (folder / "suite.yaml").write_text(SUITE)
+    store = f"sqlite:///{folder}/mlflow.db"
+    registry = build_registry({"toy": toy_plugin}, entry_points=False)
+    args = ["run", str(folder / "suite.yaml"), "-j", "0", "--tracking-uri", store]
+    try:
+        cli.main([*args, "--report-dir", str(folder / "reports")], registry=registry)
+    except SystemExit as exc:
+        assert exc.code == 0
+    return str(folder / "suite.yaml"), store
+
+
+def test_dry_run_counts_an_added_methods_cells_apart(ran, registry, capsys, monkeypatch):
+    from harness.cli.common import console
+
+    suite, store = ran
+    monkeypatch.setattr(console, "width", 200)
+    code, out, _ = _call(registry, capsys, "run", suite, "--dry-run", "--add-method", "skipper",
+                         "--tracking-uri", store)  # fmt: skip
+    assert code == 0
+    rows = {line.split("│")[2].strip(): line for line in out.splitlines() if line.count("│") > 4}
+    assert "6: never run" in rows["skipper"] and " 18 " in rows["mean"]

@@ -1,0 +1,63 @@
+"""The suite format: a mapping without suite keys is refused without quoting it; a timeout too
+large for a timestamp is refused."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+RUN = "  - {task: toy, datasets: [noise], methods: [mean]}\n"
+
+
+SUITE = f"name: s\nruns:\n{RUN}"
+
+
+@pytest.fixture
+def harness_main(registry, monkeypatch, capsys):
+    """``harness ARGS`` through ``cli.main()`` in this process, with the toy registry:
+    ``(exit code, stdout, stderr)``; an exception that escapes main() is returned as the
+    code (a traceback, where the contract promises an exit code)."""
+    from harness import cli
+
+    def call(*args: str) -> tuple[object, str, str]:
+        code: object = 0
+        try:
+            cli.main(args, registry=registry)
+        except SystemExit as exc:
+            code = exc.code
+        except Exception as exc:  # what the test reports
+            code = exc
+        captured = capsys.readouterr()
+        return code, captured.out, captured.err
+
+    return call
+
+
+def _run_args(suite: Path, store: str, reports: Path | str) -> list[str]:
+    return ["run", str(suite), "--tracking-uri", store, "--report-dir", str(reports), "-j", "0"]
+
+
+def test_a_yaml_mapping_without_suite_keys_is_refused_without_quoting_it(harness_main, tmp_path):
+    """Before: 'unknown key 'password'', 'unknown key 'api_token'' (a line each)."""
+    (tmp_path / "other.yaml").write_text("user: admin\npassword: hunter2-7f3a\napi_token: t\n")
+    suite = tmp_path / "s.yaml"
+    suite.write_text("name: s\ninclude: [other.yaml]\n")
+    code, out, err = harness_main("validate", str(suite))
+    assert code == 2, out + err
+    assert "other.yaml: not a suite" in err and "has 3 keys and none of name" in err
+    assert "password" not in err and "api_token" not in err and len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize("timeout", ["99999999999999999h", "9000h"])
+def test_a_timeout_too_large_for_a_timestamp_is_refused(timeout, harness_main, tmp_path):
+    """Before: '99999999999999999h' ran and crashed in setitimer ("timestamp out of range
+    for platform time_t"); '9000h' was taken."""
+    suite = tmp_path / "s.yaml"
+    suite.write_text(SUITE)
+    store = tmp_path / "store" / "mlflow.db"
+    args = [*_run_args(suite, f"sqlite:///{store}", tmp_path / "r"), "--timeout", timeout]
+    code, out, err = harness_main(*args)
+    assert code == 2, (code, out, err)
+    assert "a timeout is at most 365 days (31,536,000 s)" in err
+    assert not store.parent.exists()
