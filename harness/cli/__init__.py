@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -26,6 +26,9 @@ from harness.cli.read import claims, report, results, validate
 from harness.cli.run import run
 from harness.cli.serve import server, ui
 from harness.errors import HarnessError, PluginError, SuiteError
+
+if TYPE_CHECKING:
+    from harness.plugins.registry import Registry
 
 __all__ = ["ExitCode", "cli", "main"]
 
@@ -41,7 +44,7 @@ for _command in (run, results, claims, validate, list_, report, ui, server, new_
 cli.add_command(check_plugin)
 
 
-def main(args: Sequence[str] | None = None, *, registry: Any = None) -> None:
+def main(args: Sequence[str] | None = None, *, registry: Registry | None = None) -> None:
     """Console-script entry point: run ``harness ARGS`` and map harness errors to exit
     codes once, here.
 

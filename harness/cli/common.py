@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
@@ -18,6 +18,12 @@ from rich.table import Table
 
 from harness.components import visible
 from harness.errors import StoreError, SuiteError
+
+if TYPE_CHECKING:
+    from harness.plugins.registry import Registry
+    from harness.store.tracking import Tracker
+    from harness.suites.loading import Suite
+    from harness.suites.overrides import Overrides
 
 
 class ShownConsole(Console):
@@ -56,7 +62,7 @@ class Session:
     """
 
     argv: tuple[str, ...] = ()
-    registry: Any = None
+    registry: Registry | None = None
 
 
 def session() -> Session:
@@ -66,7 +72,7 @@ def session() -> Session:
     return obj if obj is not None else Session(tuple(sys.argv[1:]))
 
 
-def get_registry() -> Any:
+def get_registry() -> Registry:
     """The installed plugins (or the session's registry), scoped: a plugin enters when a
     task of its is looked up, and is imported only when a class of its is used
     (:meth:`harness.plugins.registry.Registry.scoped`), so a command imports the plugins of the
@@ -82,7 +88,7 @@ def get_registry() -> Any:
     return built.scoped()
 
 
-def load(path: str, overrides: Any = None) -> tuple[Any, Any]:
+def load(path: str, overrides: Overrides | None = None) -> tuple[Registry, Suite]:
     """``(registry, suite)``: the suite at ``path`` shaped by ``overrides``; the registry
     holds the plugins of the suite's tasks (:func:`get_registry`)."""
     from harness.suites.loading import load_suite
@@ -194,7 +200,7 @@ def duration(seconds: float) -> str:
     return f"{hours} h {minutes} min"
 
 
-def existing_store(tracking_uri: str | None) -> Any:
+def existing_store(tracking_uri: str | None) -> Tracker:
     """The store at ``tracking_uri``, which must exist already: reading results never
     creates one (a mistyped path would answer 'no runs' from a new, empty store)."""
     from harness.store.tracking import Tracker, resolve_uri, sqlite_store_missing
@@ -232,7 +238,7 @@ def report_folder(
     return report_dir / folder
 
 
-def claim_cells(registry: Any, spec: Any, names: Sequence[str]) -> Any:
+def claim_cells(registry: Registry, spec: Suite, names: Sequence[str]) -> Any:
     """``spec`` with only the cells the claims ``names`` need (``harness run --claim``), and
     ``--claim NAME`` added to its options (``expanded["overrides"]``), which the logged suite
     keeps: ``harness report`` without SUITE selects the same cells again, and the report
@@ -266,7 +272,7 @@ def _added(options: Sequence[str]) -> list[str]:
     ]
 
 
-def family_cells(registry: Any, spec: Any, names: Sequence[str]) -> Any:
+def family_cells(registry: Registry, spec: Suite, names: Sequence[str]) -> Any:
     """``spec`` with only the cells that the families of the claims ``names`` need: the
     evidence from which ``harness run --claim`` gives its verdicts (read from the store),
     so that Holm counts each family as the whole suite does and a claim's verdict is the

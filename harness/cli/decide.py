@@ -16,9 +16,14 @@ import dataclasses
 import math
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.cli.common import console, duration
+
+if TYPE_CHECKING:
+    from harness.plugins.registry import Registry
+    from harness.store.tracking import Tracker
+    from harness.suites.loading import Suite
 
 __all__ = ["DecidePass", "decide"]
 
@@ -29,7 +34,7 @@ class DecidePass:
     confidence sequences, each claim's trajectory ``[(units, estimate, low, high), ...]``,
     the notes on claims it could not help, and its batches and seconds."""
 
-    spec: Any
+    spec: Suite
     anytime: set[str] = field(default_factory=set)
     added: list = field(default_factory=list)
     trajectories: dict[str, list[tuple[int, float, float, float]]] = field(default_factory=dict)
@@ -58,9 +63,9 @@ def _seeded(unit: Any) -> bool:
 
 
 def decide(
-    tracker: Any,
-    registry: Any,
-    spec: Any,
+    tracker: Tracker,
+    registry: Registry,
+    spec: Suite,
     runner: Any,
     settings: dict[str, Any],
     budget: float | None,
@@ -137,14 +142,16 @@ def decide(
     return done
 
 
-def _results(tracker: Any, spec: Any) -> Any:
+def _results(tracker: Tracker, spec: Suite) -> Any:
     from harness.reports.aggregates import tidy_results
 
     results = tracker.suite_results(spec)
     return tidy_results(results) if not results.empty else results
 
 
-def _batch_cells(registry: Any, spec: Any, claims: list[Any], first: int, count: int) -> list:
+def _batch_cells(
+    registry: Registry, spec: Suite, claims: list[Any], first: int, count: int
+) -> list:
     """The cells ``claims`` need (rivals' included) at seeds ``first .. first + count - 1``,
     each once."""
     from harness.claims.evidence import cells_of

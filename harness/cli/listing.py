@@ -5,12 +5,15 @@ from __future__ import annotations
 import inspect
 import re
 import typing
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.table import Table
 
 from harness.cli.common import console, get_registry, literal, plain
+
+if TYPE_CHECKING:
+    from harness.plugins.registry import Registry
 
 
 @click.command("list")
@@ -79,7 +82,7 @@ def _params_text(params: Any) -> str:
     return ", ".join(out)
 
 
-def _print_task_types(registry: Any, task: str) -> None:
+def _print_task_types(registry: Registry, task: str) -> None:
     """The task's data and output types (docs/design.md 'Plugin API'), field by field,
     with each field's line from the type's numpydoc ``Attributes`` section."""
     import dataclasses

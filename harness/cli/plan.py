@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.markup import escape
 from rich.table import Table
 
 from harness.cli.common import console, plain
 
+if TYPE_CHECKING:
+    from harness.suites.identity import Cell
+    from harness.suites.loading import Suite
+
 DRY_RUN_SHOWN = 5  # cells shown per task by --dry-run without -v
 
 
-def cell_table(cells: list[Any], title: str, states: dict[str, str] | None = None) -> Table:
+def cell_table(cells: list[Cell], title: str, states: dict[str, str] | None = None) -> Table:
     """A table of ``cells`` (task, dataset and method with their params, seed), with each
     one's state (``done``, or why it runs) when ``states`` maps cell hashes to them."""
     table = Table(title=escape(title), show_lines=False)
@@ -33,7 +37,7 @@ def _state(state: str) -> str:
     return "[green]done[/]" if state == "done" else f"runs: {escape(state)}"
 
 
-def print_plan(spec: Any, tracking_uri: str | None, force: bool, verbose: bool = False) -> None:
+def print_plan(spec: Suite, tracking_uri: str | None, force: bool, verbose: bool = False) -> None:
     """Per task, how many cells a run would resume from the store and how many it would run
     and why, then the first cells of each task (every cell with ``verbose``); read without
     writing to the store (a store that does not exist yet is not created)."""
@@ -74,7 +78,7 @@ def print_plan(spec: Any, tracking_uri: str | None, force: bool, verbose: bool =
     )
 
 
-def _count_row(task: str, method: str, cells: list[Any], states: dict[str, str]) -> list[str]:
+def _count_row(task: str, method: str, cells: list[Cell], states: dict[str, str]) -> list[str]:
     """One row of the dry run's counts: the cells, those done, those to run and why."""
     per = Counter(states[c.cell_hash] for c in cells)
     todo = "; ".join(f"{n}: {reason}" for reason, n in per.items() if reason != "done")

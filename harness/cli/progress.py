@@ -8,7 +8,7 @@ import shlex
 import threading
 from collections import Counter
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.markup import escape
 from rich.progress import (
@@ -25,11 +25,21 @@ from rich.text import Text
 from harness.cli.common import console, duration, session
 from harness.runs.eta import Eta
 
+if TYPE_CHECKING:
+    from harness.plugins.registry import Registry
+    from harness.store.tracking import Tracker
+    from harness.suites.loading import Suite
+
 PROGRESS_EVERY_S = float(os.environ.get("HARNESS_PROGRESS_EVERY_S", "15"))
 
 
 def run_with_progress(
-    spec: Any, registry: Any, tracker: Any, runner: Any, settings: dict[str, Any], **how: Any
+    spec: Suite,
+    registry: Registry,
+    tracker: Tracker,
+    runner: Any,
+    settings: dict[str, Any],
+    **how: Any,
 ) -> Any:
     """Run ``spec``'s cells with ``runner`` under a progress bar (timed lines in a log
     file); ``how``: ``force``, ``fail_fast`` and ``pdb`` (no bar). Returns the runner's

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -26,6 +26,14 @@ from harness.cli.common import (
 )
 from harness.cli.summary import claims_fail, print_verdicts, verdicts_of
 from harness.errors import SuiteError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from harness.plugins.registry import Registry
+    from harness.store.tracking import Tracker
+    from harness.suites.identity import Cell
+    from harness.suites.loading import Suite
 
 
 @click.command()
@@ -167,7 +175,9 @@ def claims(
         sys.exit(ExitCode.CLAIMS_FAILED)
 
 
-def warn_missing(tracker: Any, spec: Any, results: Any, suite: str, what: str) -> None:
+def warn_missing(
+    tracker: Tracker, spec: Suite, results: pd.DataFrame, suite: str, what: str
+) -> None:
     """On stderr: how many of the suite's cells have no result for the current code and
     suite, which the report or export leaves out, told apart (:func:`missing_text`)."""
     missing, why = missing_text(tracker, spec.cells, results)
@@ -180,7 +190,7 @@ def warn_missing(tracker: Any, spec: Any, results: Any, suite: str, what: str) -
 
 
 def missing_text(
-    tracker: Any, cells: list[Any], results: Any, ids: dict[str, str] | None = None
+    tracker: Tracker, cells: list[Cell], results: pd.DataFrame, ids: dict[str, str] | None = None
 ) -> tuple[int, str]:
     """How many of ``cells`` have no row in ``results``, and why: ``"2 never run, 1 stale
     (metrics changed)"`` (stale: runs of the same configuration exist, made with other
@@ -254,7 +264,9 @@ def report(suite: str | None, tracking_uri: str | None, out: str, **shape: Any) 
         _write(tracker, registry, target, Path(out))
 
 
-def _write(tracker: Any, registry: Any, target: tuple[str, Any, list[str], int], out: Path) -> None:
+def _write(
+    tracker: Tracker, registry: Registry, target: tuple[str, Any, list[str], int], out: Path
+) -> None:
     """Write one suite's report (``(name, rows, selection, number of cells)``) under ``out``
     and log it to its latest parent runs."""
     from harness.reports.folder import write_report
@@ -276,7 +288,7 @@ def _write(tracker: Any, registry: Any, target: tuple[str, Any, list[str], int],
     )
 
 
-def _stored_suites(tracker: Any, registry: Any) -> list[tuple[str, Any, list[str], int]]:
+def _stored_suites(tracker: Tracker, registry: Registry) -> list[tuple[str, Any, list[str], int]]:
     """``(name, rows, selection, cells)`` of every suite in the store, as its latest ``harness
     run`` logged it: each experiment with a suite run, and each suite such a run was of (a
     suite made only of includes has no experiment of its own, and a suite that includes
@@ -303,7 +315,7 @@ def _stored_suites(tracker: Any, registry: Any) -> list[tuple[str, Any, list[str
 
 
 def _current_results(
-    tracker: Any, registry: Any, experiment_id: str, name: str
+    tracker: Tracker, registry: Registry, experiment_id: str, name: str
 ) -> tuple[Any, Any, int, str]:
     """The results of an experiment as its suite is now: the suite its latest ``harness
     run`` logged (``suite.yaml`` of the newest parent run) is read back through the model

@@ -7,7 +7,7 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -22,6 +22,9 @@ from harness.cli.common import (
     suite_options,
 )
 from harness.errors import SuiteError
+
+if TYPE_CHECKING:
+    from harness.plugins.registry import Registry
 
 
 class Jobs(click.ParamType):
@@ -227,7 +230,7 @@ def _decide_budget(decide: bool, budget: str | None) -> float | None:
 
 
 def _prepare(
-    registry: Any, settings: dict[str, Any], pdb: bool, report_dir: Path, out: Path
+    registry: Registry, settings: dict[str, Any], pdb: bool, report_dir: Path, out: Path
 ) -> Any:
     """The executor of the run, every late failure checked first: a bad scheduler address
     or report folder exits 2 before the store is written."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import inspect
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.table import Table
@@ -20,6 +20,15 @@ from harness.cli.common import (
     report_folder,
 )
 
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from harness.claims.verdicts import Verdict
+    from harness.plugins.registry import Registry
+    from harness.runs.runner import SuiteOutcome
+    from harness.store.tracking import Tracker
+    from harness.suites.loading import Suite
+
 _VERDICT_STYLE = {
     "reproduced": "green",
     "not-reproduced": "red",
@@ -31,9 +40,9 @@ _VERDICT_STYLE = {
 
 
 def verdicts_of(
-    registry: Any,
-    spec: Any,
-    results: Any,
+    registry: Registry,
+    spec: Suite,
+    results: pd.DataFrame,
     names: tuple[str, ...] = (),
     anytime: Any = (),
     trajectories: Any = None,
@@ -56,7 +65,7 @@ def verdicts_of(
             for v in verdicts]  # fmt: skip
 
 
-def claims_fail(verdicts: list[Any], spec: Any) -> bool:
+def claims_fail(verdicts: list[Verdict], spec: Suite) -> bool:
     """Whether ``--strict-claims`` fails: a claim not reproduced, uninformative, not run or
     in error, or a task of ``spec`` with no claim evaluated at all, which is named on stderr
     (a paper's CI must not pass on a claim it could not evaluate, nor on claims that
@@ -89,7 +98,7 @@ _SHORT = {"not-reproduced": "fails", "reproduced": "holds", "inconclusive": "und
           "uninformative": "holds", "not-run": "not run", "error": "error"}  # fmt: skip
 
 
-def print_verdicts(verdicts: list[Any], fmt: str = "table") -> None:
+def print_verdicts(verdicts: list[Verdict], fmt: str = "table") -> None:
     """The verdict table, each paper's claims under its name, folded to fit a terminal;
     then the legend, the notes (each ``why`` the table shortens, whole, numbered as its
     row, and each added method's placing) and the count line.
@@ -189,10 +198,10 @@ def _checks(outcomes: list[Any]) -> str:
 
 
 def summarise(
-    tracker: Any,
-    registry: Any,
-    spec: Any,
-    outcome: Any,
+    tracker: Tracker,
+    registry: Registry,
+    spec: Suite,
+    outcome: SuiteOutcome,
     report_dir: Path,
     elapsed: float,
     claim_names: tuple[str, ...] = (),
@@ -228,7 +237,7 @@ def summarise(
     return verdicts
 
 
-def _print_tables(tracker: Any, registry: Any, spec: Any, results: Any) -> None:
+def _print_tables(tracker: Tracker, registry: Registry, spec: Suite, results: pd.DataFrame) -> None:
     """Per task: the summary table, the settings every row shares and the problem lines."""
     from harness.reports.tables import problem_lines, shared_settings, summary_table
     from harness.store.layout import ui_link
@@ -251,12 +260,12 @@ def _print_tables(tracker: Any, registry: Any, spec: Any, results: Any) -> None:
 
 
 def _write_report(
-    tracker: Any,
-    registry: Any,
-    spec: Any,
-    outcome: Any,
-    results: Any,
-    verdicts: list[Any],
+    tracker: Tracker,
+    registry: Registry,
+    spec: Suite,
+    outcome: SuiteOutcome,
+    results: pd.DataFrame,
+    verdicts: list[Verdict],
     out: Path,
 ) -> None:
     """Write the suite's report in ``out`` unless the one there is current."""
@@ -297,10 +306,10 @@ def _write_report(
 
 def _report_key(
     name: str,
-    results: Any,
-    verdicts: list[Any],
+    results: pd.DataFrame,
+    verdicts: list[Verdict],
     selection: list[str],
-    registry: Any,
+    registry: Registry,
     cells: int,
 ) -> str:
     """A digest of what a suite's report shows: its cells' latest runs (cell hashes cover
