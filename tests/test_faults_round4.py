@@ -401,3 +401,15 @@ def test_every_paper_plugin_has_a_science_note_in_the_index_and_every_figure_is_
         assert f"figures/{figure.name})" in text, f"{figure.name} is linked from nowhere"
     head = (root / "docs" / "figures" / "report-first-screen.png").read_bytes()[16:24]
     assert struct.unpack(">II", head) == (1400, 900)
+
+
+def test_the_readme_counts_the_bad_suite_corpus():
+    """The README's count of bad-suite cases is the corpus's (it said 93 of 163)."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    cases = len(list((root / "tests" / "data" / "bad_suites").glob("*.yaml")))
+    readme = (root / "README.md").read_text()
+    said = re.search(r"\((\d+) cases in `tests/data/bad_suites/`\)", readme)
+    assert said and int(said.group(1)) == cases
