@@ -8,6 +8,7 @@ import io
 import json
 import shutil
 import textwrap
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -413,3 +414,31 @@ def test_the_readme_counts_the_bad_suite_corpus():
     readme = (root / "README.md").read_text()
     said = re.search(r"\((\d+) cases in `tests/data/bad_suites/`\)", readme)
     assert said and int(said.group(1)) == cases
+
+
+EVIDENCE = Path(__file__).parent / "data" / "bad_evidence"
+"""Evidence files ``harness claims --results`` refuses (README there: file -> message)."""
+
+
+def _evidence_cases() -> dict[str, str]:
+    rows = (EVIDENCE / "README.md").read_text().split("| --- | --- |\n", 1)[1]
+    return dict(line.strip("| ").split(" | ", 1) for line in rows.splitlines() if line)
+
+
+def test_every_bad_evidence_file_has_its_expected_message():
+    files = {p.name for p in EVIDENCE.iterdir()} - {"README.md"}
+    assert files == set(_evidence_cases()) and len(files) >= 12
+
+
+@pytest.mark.parametrize("case", sorted(_evidence_cases()))
+def test_a_bad_evidence_file_is_refused_in_one_line(case, registry, capsys, tmp_path):
+    """Float, negative, missing, textual or too large seeds, a status that is a number,
+    files that are no export, truncated or of another format: each exit 2 in one line
+    (float seeds gave a traceback before)."""
+    (tmp_path / "suite.yaml").write_text(SUITE)
+    code, out, err = _call(registry, capsys, "claims", str(tmp_path / "suite.yaml"),
+                           "--results", str(EVIDENCE / case))  # fmt: skip
+    message = " ".join(err.split())
+    assert code == 2 and "Traceback" not in out + err, err
+    assert len(err.strip().splitlines()) == 1 or err.count("error:") == 1, err
+    assert _evidence_cases()[case] in message and case in message, message
