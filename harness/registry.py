@@ -80,6 +80,11 @@ class Entry:
         )
 
     @property
+    def loaded(self) -> bool:
+        """Whether the class is imported already (reading :attr:`cls` costs nothing)."""
+        return self._cls is not None
+
+    @property
     def cls(self) -> type[Component]:
         if self._cls is None:
             assert self._loader is not None and self.part is not None
