@@ -91,6 +91,13 @@ class Entry:
             self._cls = self._loader.load(self.part)
         return self._cls
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled (to a dask worker) as its class where it is imported, else as its
+        description and loader."""
+        if self._cls is not None:
+            return (Entry, (self._cls, self.plugin, self.version))
+        return (Entry, (None, self.plugin, self.version, self.part, self._loader))
+
     def __repr__(self) -> str:
         name = self.part.qualname if self.part else getattr(self._cls, "__qualname__", "?")
         return f"Entry({name}, plugin={self.plugin!r}, version={self.version!r})"
@@ -199,6 +206,17 @@ class Registry:
     _fingerprints: dict[str, str] = field(default_factory=dict, repr=False)
     _every: dict[str, dict[tuple[str, str], Entry]] | None = field(default=None, repr=False)
     _scope: set[str] | None = field(default=None, repr=False)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled (to a dask worker) with the plugins of its scope alone."""
+        state = dict(self.__dict__)
+        if self._every is not None and self._scope is not None:
+            scope = self._scope
+            state["_every"] = {
+                kind: {k: e for k, e in by_key.items() if e.plugin in scope}
+                for kind, by_key in self._every.items()
+            }
+        return state
 
     def scoped(self) -> Registry:
         """This registry holding no plugin in :attr:`entries` until a lookup by task
