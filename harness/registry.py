@@ -480,11 +480,16 @@ def _installed(registry: Registry, blocked: set[str], fault: Callable[[str, str]
                 lazy = _Lazy(found, description, key, cache)
                 out.append((found.name, found.version, description, lazy))
                 continue
+            cache.hashes(state, source, found.companions)  # before the import: an edit while
+            # it imports leaves a digest older than the description, so it is described again
         loaded = load(found, fault)
         made = _describe(loaded, fault) if loaded is not None else None
         if made is None:
             continue
-        if key is not None and plugin_source(loaded.plugin, loaded.module) == source:
+        actual = plugin_source(loaded.plugin, loaded.module)  # what the fingerprint hashes
+        if actual is not None:
+            registry.sources[found.name] = actual
+        if key is not None and actual == source:
             fingerprint = cache.hashes(state, source, found.companions)[0]
             made = (dataclasses.replace(made[0], fingerprint=fingerprint), made[1])
             cache.store(state, made[0])
