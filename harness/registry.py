@@ -132,8 +132,12 @@ class _Lazy:
             from importlib.metadata import EntryPoint
 
             found = found._replace(entry_point=EntryPoint(name, found.value, GROUP))
-        loaded = load(found, lambda _, message: faults.append(message))
-        described = _describe(loaded, lambda _, message: faults.append(message)) if loaded else None
+
+        def note(_: str, message: str) -> None:
+            faults.append(message)
+
+        loaded = load(found, note)
+        described = _describe(loaded, note, describe=False) if loaded else None
         same = described is not None and _shape(described[0]) == _shape(self.description)
         if not same:
             if self.cache is not None:
@@ -499,13 +503,15 @@ def _installed(registry: Registry, blocked: set[str], fault: Callable[[str, str]
 
 
 def _describe(
-    loaded: Loaded, fault: Callable[[str, str], None]
+    loaded: Loaded, fault: Callable[[str, str], None], describe: bool = True
 ) -> tuple[Description, dict[Any, type[Component]]] | None:
     """``(description, {(kind, name, tasks): class})`` of one imported plugin, its hooks
     called and every component checked alone (names, tasks, ``Params``, claims'
     declarations, two classes of its own under one ``(task, name)``); None after telling
     ``fault`` when any of it fails. Clashes with other plugins and the names its claims
-    use are checked when the registry is assembled."""
+    use are checked when the registry is assembled. Without ``describe``, the parts hold
+    kind, name, tasks and class alone (what :class:`_Lazy` checks a cached description by).
+    """
     failed: list[str] = []
 
     def note(name: str, message: str) -> None:
@@ -528,6 +534,9 @@ def _describe(
         for entry in by_key.values():
             cls = entry.cls
             classes.setdefault((kind, cls.name, tuple(cls.tasks())), cls)
+    if not describe:  # the plugin's shape alone, to check a cached description
+        shape = ((k, n, t, f"{c.__module__}:{c.__qualname__}") for (k, n, t), c in classes.items())
+        return Description(tuple(Part(*fields, "") for fields in shape), ""), classes
     parts = tuple(describe_class(kind, cls) for (kind, _, _), cls in classes.items())
     return Description(parts, ""), classes
 
