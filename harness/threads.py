@@ -65,3 +65,32 @@ def limit_threads(n: int, *, torch: bool = False) -> Iterator[None]:
         finally:
             if module is not None:
                 module.set_num_threads(before)
+
+
+def fork() -> int:
+    """``os.fork()`` with Ctrl-C and SIGTERM held while it runs: a signal that arrives
+    during the fork is raised once it has returned in the parent. Without this, a signal
+    handled inside one of the fork's hooks (``os.register_at_fork``: logging's, threading's,
+    run in the parent and the child) raises there, where Python prints "Exception ignored"
+    and drops it: the run went on after Ctrl-C. The child gets the parent's handlers back
+    and drops what it held (the parent acts on it); it sets its own. Outside the main
+    thread, plain ``os.fork()``."""
+    import os
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return os.fork()
+    caught: list[int] = []
+    held = (signal.SIGINT, signal.SIGTERM)
+    previous = {s: signal.signal(s, lambda signum, frame: caught.append(signum)) for s in held}
+    try:
+        pid = os.fork()
+    finally:
+        for signum, handler in previous.items():
+            if handler is not None:  # None: a handler not set from Python, left as it is
+                signal.signal(signum, handler)
+    if pid and caught:
+        for signum in dict.fromkeys(caught):
+            signal.raise_signal(signum)  # the parent's own handler, now, in its own code
+    return pid
