@@ -43,3 +43,25 @@ def test_the_readme_verdict_table_is_what_the_evidence_gives():
     wanted = printed.stdout.strip().splitlines()
     diff = "\n".join(difflib.unified_diff(shown, wanted, "README.md", "make claims", lineterm=""))
     assert shown == wanted, f"run 'make claims' and paste its table into README.md:\n{diff}"
+
+
+DECIDE_BEGIN, DECIDE_END = "<!-- decide:begin -->", "<!-- decide:end -->"
+
+
+def test_the_readme_decide_table_is_what_the_committed_pass_gives():
+    """The README's table of what the main job's decide pass decided is what ``harness
+    report --decided results/decide/claims.json`` prints from the committed pass."""
+    saved = ROOT / "results" / "decide" / "claims.json"
+    text = (ROOT / "README.md").read_text()
+    if not saved.is_file() or DECIDE_BEGIN not in text:
+        pytest.skip(
+            "no committed decide pass yet (make run, then copy reports/all/claims.json"
+            " to results/decide/claims.json and paste the table into the README)"
+        )
+    printed = subprocess.run(
+        [str(Path(sys.executable).parent / "harness"), "report", "--decided",
+         str(saved.relative_to(ROOT))], cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert printed.returncode == 0, printed.stderr
+    shown = text[text.index(DECIDE_BEGIN) + len(DECIDE_BEGIN) : text.index(DECIDE_END)]
+    assert shown.strip().splitlines() == printed.stdout.strip().splitlines(), printed.stdout
