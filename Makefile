@@ -9,7 +9,7 @@ JOBS   ?= 2
 
 # `make run`, `smoke`, `claims` and `test` end with their wall time, counted from make's
 # start (installing and linting included), whatever the command's exit status: the time
-# the README quotes (e.g. "make smoke: 41 s").
+# the README quotes (in the form "make smoke: 1 min 56 s").
 MAKE_START := $(shell date +%s)
 timed = @echo '$(1)'; $(1); rc=$$?; s=$$(( $$(date +%s) - $(MAKE_START) )); \
 	if [ $$s -ge 60 ]; then echo "make $@: $$((s / 60)) min $$((s % 60)) s"; \

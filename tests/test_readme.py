@@ -46,6 +46,28 @@ def test_the_readme_verdict_table_is_what_the_evidence_gives():
     assert shown == wanted, f"run 'make claims' and paste its table into README.md:\n{diff}"
 
 
+DECIDE_BEGIN, DECIDE_END = "<!-- decide:begin -->", "<!-- decide:end -->"
+
+
+def test_the_readme_decide_table_is_what_the_committed_pass_gives():
+    """The README's table of what the main job's decide pass decided is what ``harness
+    report --decided results/decide/claims.json`` prints from the committed pass."""
+    saved = ROOT / "results" / "decide" / "claims.json"
+    text = (ROOT / "README.md").read_text()
+    if not saved.is_file() or DECIDE_BEGIN not in text:
+        pytest.skip(
+            "no committed decide pass yet (make run, then copy reports/all/claims.json"
+            " to results/decide/claims.json and paste the table into the README)"
+        )
+    printed = subprocess.run(
+        [str(Path(sys.executable).parent / "harness"), "report", "--decided",
+         str(saved.relative_to(ROOT))], cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert printed.returncode == 0, printed.stderr
+    shown = text[text.index(DECIDE_BEGIN) + len(DECIDE_BEGIN) : text.index(DECIDE_END)]
+    assert shown.strip().splitlines() == printed.stdout.strip().splitlines(), printed.stdout
+
+
 def test_make_test_says_the_crash_tracebacks_are_expected_before_they_come():
     """``make test`` echoes the note before pytest starts, and the segfaulting method prints
     its line on stderr before the fatal error's traceback. Fails with the echo after the
@@ -88,3 +110,15 @@ def test_every_paper_plugin_has_a_science_note_in_the_index_and_every_figure_is_
         assert f"figures/{figure.name})" in text, f"{figure.name} is linked from nowhere"
     head = (root / "docs" / "figures" / "report-first-screen.png").read_bytes()[16:24]
     assert struct.unpack(">II", head) == (1400, 900)
+
+
+def test_the_readme_counts_the_bad_suite_corpus():
+    """The README's count of bad-suite cases is the corpus's (it said 93 of 163)."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    cases = len(list((root / "tests" / "data" / "bad_suites").glob("*.yaml")))
+    readme = (root / "README.md").read_text()
+    said = re.search(r"\((\d+) cases in `tests/data/bad_suites/`\)", readme)
+    assert said and int(said.group(1)) == cases

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import numpy as np  # noqa: F401 - loads the BLAS that threadpoolctl reports
 import pytest
 from threadpoolctl import threadpool_info
@@ -45,3 +49,23 @@ def test_limits_and_restores_torch_when_asked():
 def test_refuses_fewer_than_one_thread(n):
     with pytest.raises(ValueError, match="threads must be >= 1"), limit_threads(n):
         pass
+
+
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="one core: torch's default is 1 thread")
+def test_a_worker_limit_covers_torch_imported_after_it():
+    """A ``-j`` worker limits its threads before its first cell imports torch: torch must
+    start with that limit (fails if only an already-imported torch is limited: 2+ threads)."""
+    code = (
+        "from harness.threads import limit_process_threads\n"
+        "import sys\n"
+        "assert 'torch' not in sys.modules\n"
+        "limit_process_threads(1)\n"
+        "import torch\n"
+        "print(torch.get_num_threads())\n"
+    )
+    environment = {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=environment, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "1"

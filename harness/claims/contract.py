@@ -18,6 +18,7 @@ checks of its estimate, control and cells.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import inspect
 import math
 import traceback
@@ -224,6 +225,7 @@ class Claim(Component):
             problems.append(f"kind must be an instance, e.g. {kind.__name__}(...), not the class")
         if cls.declared():
             problems += cls._declaration_v2_problems()
+        problems += _family_problems(cls)
         try:  # its signature only: a claim's code runs in isolation (harness.claims.family)
             inspect.signature(cls).bind()
         except (TypeError, ValueError) as err:
@@ -444,6 +446,87 @@ def _first_of_each(rows: Table) -> np.ndarray:
     stacked = np.stack([rows.column(name)[0] for name in names], axis=1)
     _, first = np.unique(stacked, axis=0, return_index=True)
     return np.sort(first)
+
+
+_CLASS_KEYS = frozenset({"__module__", "__qualname__", "__doc__", "__dict__", "__weakref__",
+                         "__annotations__", "__firstlineno__", "__static_attributes__",
+                         "__orig_bases__", "__parameters__"})  # fmt: skip
+
+
+def core_only(cls: type[Claim]) -> bool:
+    """Whether evaluating ``cls`` runs the core's code alone: a declaration whose classes
+    below :class:`Claim` hold only values (no method, property or class of their own),
+    each a plain value (text, number, None, a tuple, list or mapping of them) or one of the
+    core's own kinds, hypotheses, controls, selections and cells, of exactly those types,
+    with plain fields. Such claims cannot change what another claim sees, so
+    :mod:`harness.claims.family` lets them share a forked child."""
+    from harness.claims.controls import Permute, Swap, UseMetric
+    from harness.claims.hypotheses import Greater, Less, Within
+    from harness.claims.kinds import LogLogSlope, Mean, PairedGain, Rate, Ratio
+
+    core = (Mean, PairedGain, LogLogSlope, Ratio, Rate, Greater, Less, Within, Swap,
+            UseMetric, Permute, Select, Cells, Rival, Source)  # fmt: skip
+
+    def plain(value: Any, depth: int = 0) -> bool:
+        if depth > 8:
+            return False
+        if value is None or type(value) in (str, int, float, bool):
+            return True
+        if type(value) in (tuple, list, frozenset):
+            return all(plain(v, depth + 1) for v in value)
+        if type(value) is dict:
+            return all(plain(k, depth + 1) and plain(v, depth + 1) for k, v in value.items())
+        if type(value) in core:
+            return all(plain(getattr(value, f.name), depth + 1)
+                       for f in dataclasses.fields(value))  # fmt: skip
+        return False
+
+    if type(cls) is not type or not cls.declared():
+        return False
+    for klass in cls.__mro__:  # a mixin after Claim could still bring a __setattr__, say
+        if klass in (Claim, Component, object):
+            continue
+        if type(klass) is not type:
+            return False
+        for key, value in vars(klass).items():
+            if key not in _CLASS_KEYS and not plain(value):
+                return False
+    return True
+
+
+def _family_problems(cls: type[Claim]) -> list[str]:
+    """A ``family`` the claim's own distribution does not own: a family is named by the
+    top-level package whose claims it holds (``harness_label_noise``, or
+    ``harness_label_noise:<name>``), and only claims of that package's distribution may
+    name it, so a third party's claims never join a paper's Holm family."""
+    family = getattr(cls, "family", None)
+    if family is None:
+        return []
+    if not isinstance(family, str) or not family.strip():
+        return [f"family must be a name, got {shown(family, 40)}"]
+    own, owner = cls.__module__.split(".")[0], family.split(":", 1)[0]
+    if owner == own:
+        return []
+    theirs = _distributions(owner)
+    if theirs and theirs & _distributions(own):  # one distribution installs both packages
+        return []
+    who = (f"distribution {', '.join(sorted(theirs))}" if theirs else
+           f"package {owner!r}, not {own!r}")  # fmt: skip
+    return [f"{cls.__name__} names family {family!r}, owned by {who}: a claim's family is its"
+            f" own package's ({own!r} or '{own}:<name>')"]  # fmt: skip
+
+
+def _distributions(package: str) -> set[str]:
+    """The installed distributions that hold top-level ``package`` (read once, when a
+    claim names a family of another package: scanning them takes a fifth of a second)."""
+    return set(_packages().get(package, ()))
+
+
+@functools.cache
+def _packages() -> Mapping[str, list[str]]:
+    from importlib.metadata import packages_distributions
+
+    return packages_distributions()
 
 
 def _tuple(value: Any) -> tuple:

@@ -13,7 +13,7 @@ import math
 from collections.abc import Collection, Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from harness.claims.contract import Claim
+from harness.claims.contract import Claim, core_only
 from harness.claims.hypotheses import ALPHA
 from harness.claims.isolation import Isolated, call_isolated_each, claim_timeout
 from harness.claims.selection import Table
@@ -61,7 +61,8 @@ def evaluate_claims(
             if key not in tasks:  # factorized here, once: every claim's child reads it
                 tasks[key] = Table.prepared(_of_task(results, cls))
         calls = [(cls, tasks[tuple(cls.tasks())], cls.name in anytime) for cls in family]
-        outcomes = call_isolated_each(_build_and_evaluate, calls, timeout=limit)
+        trusted = [core_only(cls) for cls in family]  # these share a child: only core code
+        outcomes = call_isolated_each(_build_and_evaluate, calls, limit, trusted)
         for cls, outcome in zip(family, outcomes, strict=True):
             verdicts[cls] = _verdict_of(cls, outcome)
         _adjust(family, verdicts)
@@ -69,12 +70,12 @@ def evaluate_claims(
 
 
 def _import_statistics() -> None:
-    """Import, once in this process, what statistics import lazily: an import made in a
-    forked child is lost with it, and scipy's and statsmodels' take seconds (measured: 8
-    toy claims 21.7 s isolated without this, 1.4 s in process)."""
-    import scipy.stats  # noqa: F401
-    import statsmodels.stats.multitest
-    import statsmodels.stats.proportion  # noqa: F401
+    """Import, once in this process, what the core's samples import lazily (scipy.special):
+    an import made in a forked child is lost with it. What a claim's own code imports
+    (scipy.stats, statsmodels: a second and more) is imported by the isolation's server
+    after the first claim that needs it (:data:`harness.claims.isolation.SHARED_IMPORTS`),
+    not here for every command."""
+    import scipy.special  # noqa: F401
 
 
 def _families(asked: list[type[Claim]], pool: list[type[Claim]]) -> list[list[type[Claim]]]:

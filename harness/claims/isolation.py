@@ -1,18 +1,35 @@
-"""Claim code run where it cannot take the harness down: a forked child per call, with a
-time limit, its output discarded, its process group killed at the end.
+"""Claim code run where it cannot take the harness down, nor move another claim's verdict:
+a forked process per call, with a time limit, its output discarded, every process it
+started killed at the end.
+
+Calls are served by one forked server process (:func:`call_isolated_each`), which runs no
+claim code itself: for each call it forks a fresh child from its own, still pristine,
+memory, so that whatever a call's code changes (a monkeypatched core, a module global, a
+cache) dies with its child and the next call starts from the state the harness forked.
+The server is the children's subreaper (Linux ``PR_SET_CHILD_SUBREAPER``): a process a
+call's code started, even one that left with a double fork and ``setsid``, stays its
+descendant; after each call every descendant is killed (listed from
+``/proc/<pid>/task/*/children``), and one still running after the call returned makes the
+call an error.
 
 ``os._exit``, ``sys.exit``, a fork, ``os.chdir``, a hang or megabytes of output in a
-statistic, a control or a claim's construction end only the child; the caller gets
+statistic, a control or a claim's construction end only the call's child; the caller gets
 :class:`Isolated` with the error in words. A fork the code left behind, a changed working
 directory or more than :data:`MAX_OUTPUT` bytes of output are errors too (what would harm
 the harness if the code ran in its process); a forked copy that goes on never answers.
 Where ``fork`` is missing (or ``HARNESS_CLAIM_ISOLATION=0``) the call runs in this
 process, with no time limit.
+
+Measured (benchmarks/test_claims_speed.py): a child per call adds about 2 ms of fork to a
+claim; the server freezes its garbage collector's objects (``gc.freeze``) so that a child
+copies few of its pages.
 """
 
 from __future__ import annotations
 
 import contextlib
+import gc
+import importlib
 import os
 import pickle
 import select
@@ -21,9 +38,14 @@ import struct
 import sys
 import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+try:
+    from harness.threads import fork  # a Ctrl-C during the fork is not lost
+except ImportError:  # pragma: no cover - a core without it
+    fork = os.fork
 
 __all__ = ["DEFAULT_TIMEOUT", "Isolated", "call_isolated", "call_isolated_each", "claim_timeout"]
 
@@ -33,7 +55,18 @@ DEFAULT_TIMEOUT = 60.0
 MAX_OUTPUT = 1_000_000
 """Bytes of output (stdout and stderr) past which a claim's evaluation is an error."""
 
+GRACE = 10.0
+"""Seconds the caller waits for the server beyond a call's own limit (the server enforces
+the limit; this is for a server that stopped answering)."""
+
+SHARED_IMPORTS = ("scipy", "statsmodels", "sklearn", "numpy", "pandas", "pyarrow", "harness")
+"""Packages whose modules a call imported the server imports too, once, so that the next
+calls' children start with them (an import made in a child is lost with it; scipy.stats
+costs a second): third-party libraries and the core, never a plugin's or a claim's code."""
+
 _HEADER = struct.Struct("!Q")
+_EXIT = os._exit  # the child's own exit, whatever a call's code does to ``os``
+_SUBREAPER = 36  # prctl(2) PR_SET_CHILD_SUBREAPER
 
 
 @dataclass(frozen=True)
@@ -62,124 +95,321 @@ def claim_timeout() -> float:
     return value
 
 
+def _in_process() -> bool:
+    return not hasattr(os, "fork") or os.environ.get("HARNESS_CLAIM_ISOLATION") == "0"
+
+
 def call_isolated(function: Callable[..., Any], *args: Any, timeout: float) -> Isolated:
     """``function(*args)`` in a forked child, its result pickled back within ``timeout``
     seconds; never raises for what the child does (KeyboardInterrupt excepted)."""
-    if not hasattr(os, "fork") or os.environ.get("HARNESS_CLAIM_ISOLATION") == "0":
+    if _in_process():
         try:
             return Isolated(True, function(*args))
         except (KeyboardInterrupt, GeneratorExit):
             raise
         except BaseException:
             return Isolated(False, error=traceback.format_exc())
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: never returns
-        os.close(read_end)
-        _child(function, args, write_end)
-    os.close(write_end)
-    try:
-        return _receive(pid, read_end, timeout)
-    finally:
-        os.close(read_end)
-        _end(pid)
+    return call_isolated_each(function, [args], timeout)[0]
 
 
 def call_isolated_each(
-    function: Callable[..., Any], calls: Sequence[tuple], timeout: float
+    function: Callable[..., Any],
+    calls: Sequence[tuple],
+    timeout: float,
+    trusted: Sequence[bool] = (),
 ) -> list[Isolated]:
-    """``function(*args)`` for each ``args`` of ``calls``, in order, in one forked child
-    that streams each result back, each call within ``timeout`` seconds: one fork for many
-    calls, with the guarantees of :func:`call_isolated` for each. A call that runs past its
-    time or ends the child is an error, and a new child goes on with the next call; a call
-    whose code left a fork, changed the working directory or wrote too much is an error,
-    and its child, no longer as it was forked, ends (the next call gets a new one)."""
-    if not hasattr(os, "fork") or os.environ.get("HARNESS_CLAIM_ISOLATION") == "0":
+    """``function(*args)`` for each ``args`` of ``calls``, in order, each in a child of
+    its own forked from one server process, each within ``timeout`` seconds, with the
+    guarantees of :func:`call_isolated` for each: one call's code cannot change what the
+    next one sees. A call whose code ends or stops the server is an error, and a new server
+    goes on with the next call.
+
+    :param trusted: for each call, whether it runs the core's code alone (a declared claim
+        made of the core's kinds, hypotheses and controls with plain values): consecutive
+        trusted calls share a child (up to :data:`BATCH`), each still within its own time,
+        since nothing they run can change what the next one sees.
+    """
+    if _in_process():
         return [call_isolated(function, *args, timeout=timeout) for args in calls]
+    shared = [bool(t) for t in trusted] + [False] * (len(calls) - len(trusted))
     out: list[Isolated] = []
     while len(out) < len(calls):
         read_end, write_end = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # the child: never returns
+        pid = fork()  # a Ctrl-C during the fork is not lost
+        if pid == 0:  # the server: never returns
             os.close(read_end)
-            _serve(function, calls[len(out) :], write_end)
+            _serve(function, calls[len(out) :], shared[len(out) :], write_end, timeout)
         os.close(write_end)
-        stream = _Stream(pid, read_end)
+        stream = _Stream(read_end)
         try:
             while len(out) < len(calls):
-                outcome, goes_on = stream.receive(timeout)
-                out.append(outcome)
-                if not goes_on:
+                outcome = stream.receive(timeout + GRACE, timeout, pid)
+                if outcome is None:  # the server ended or stopped: a new one for the rest
+                    out.append(stream.lost)
                     break
+                out.append(outcome)
         finally:
             os.close(read_end)
             _end(pid)
     return out
 
 
-def _serve(function: Callable[..., Any], calls: Sequence[tuple], write_end: int) -> None:
-    """The child of :func:`call_isolated_each`: each call's ``(Isolated, goes_on)``
-    written back as soon as it is known."""
-    me = os.getpid()
+BATCH = 50
+"""The most trusted calls one child serves in a row."""
+
+
+# -- the server: forks a child per call, kills what the call left ---------------------------
+
+
+def _serve(function: Callable[..., Any], calls: Sequence[tuple], shared: Sequence[bool],
+           write_end: int, timeout: float) -> None:  # fmt: skip
+    """The server of :func:`call_isolated_each`: each call's outcome written back as soon
+    as it is known, as ``("ok", the child's pickled Isolated)`` or ``("error", words)``
+    (the server never unpickles what a child sent: that would run the child's code here)."""
     try:
         os.setpgid(0, 0)
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGALRM):
+            signal.signal(sig, signal.SIG_DFL)
+        devnull = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(devnull, fd)
+        os.close(devnull)
+        reaper = _become_subreaper()
+        gc.freeze()  # the children copy fewer pages: their collections skip these objects
+        first = 0
+        while first < len(calls):
+            last = first + 1
+            while shared[first] and last < len(calls) and shared[last] and last - first < BATCH:
+                last += 1
+            batch = calls[first:last]
+            for message, imported in _children(function, batch, timeout, write_end, reaper,
+                                               checked=not shared[first]):  # fmt: skip
+                _send(write_end, message)
+                _import_shared(imported)
+            first = last
+    finally:
+        _EXIT(0)
+
+
+_Message = tuple[tuple[str, Any], list[str]]
+
+
+def _children(function: Callable[..., Any], calls: Sequence[tuple], timeout: float,
+              upstream: int, reaper: bool, checked: bool) -> Iterator[_Message]:  # fmt: skip
+    """Each call's ``(("ok", payload) or ("error", words), the modules it imported)``, the
+    calls run in a child (``checked``: one call, whose faults are looked for), a new child
+    after one that ended or ran out of time."""
+    done = 0
+    while done < len(calls):
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the calls' child: never returns
+            os.close(read_end)
+            os.close(upstream)  # the call's code never talks to the caller
+            _child(function, calls[done:], write_end, checked)
+        os.close(write_end)
+        reader = _Reader(read_end)
+        pending: _Message | None = None  # the last answer, given once the next one is read
+        failed: _Message | None = None
+        try:
+            while done + (pending is not None) < len(calls):
+                parts, error = reader.parts(2, time.monotonic() + timeout)
+                if error:
+                    failed = (("error", _failure(error, timeout, pid)), [])
+                    break
+                if pending is not None:
+                    yield pending
+                    done += 1
+                pending = (("ok", parts[0]), parts[1].decode("utf-8", "replace").split())
+        finally:
+            os.close(read_end)
+        left = _cleanup(pid, reaper)
+        if pending is not None:
+            if left and checked:
+                pending = (("error", f"the claim's code forked {left} process(es) still running"
+                                     " when it returned (a double fork or setsid, say): killed;"
+                                     " a claim must not fork"), [])  # fmt: skip
+            yield pending
+            done += 1
+        if failed is not None:
+            yield failed
+            done += 1
+
+
+def _failure(error: str, timeout: float, pid: int) -> str:
+    if error == "timeout":
+        return f"took longer than {timeout:g} s (HARNESS_CLAIM_TIMEOUT)"
+    return f"the claim's code ended its process ({_status(pid)}) before returning a verdict"
+
+
+def _cleanup(pid: int, reaper: bool) -> int:
+    """Kill the child ``pid`` and, as subreaper, every process below this one; reap them.
+    How many processes besides the child were running (what its calls left)."""
+    if reaper:  # every process below this one: the child, what it started, what left
+        left = _kill_descendants(pid)
+    else:  # the child alone (what it forked and left running is its fault, found there)
+        left = 0
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, 0)
+    return left
+
+
+def _child(function: Callable[..., Any], calls: Sequence[tuple], write_end: int,
+           checked: bool) -> None:  # fmt: skip
+    """The calls' own process: for each call its outcome pickled, then the modules it
+    imported (text); ``checked``: the faults of :func:`_fault` looked for."""
+    me = os.getpid()
+    try:
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGALRM):
             signal.signal(sig, signal.SIG_DFL)
         output = _Discarded()
         where = os.getcwd()
         for args in calls:
-            before = output.settle()
+            before = set(sys.modules)
             try:
                 result = Isolated(True, function(*args))
             except BaseException:
                 result = Isolated(False, error=traceback.format_exc())
-            if os.getpid() != me:  # a copy the claim's code forked, going on: it never answers
-                os._exit(0)
-            fault = _fault(where, output, before, last=False)
-            _send(write_end, (Isolated(False, error=fault) if fault else result, not fault))
-            if fault:
-                break
+            if os.getpid() != me:  # a copy the claim's code forked, going on: never answers
+                _EXIT(0)
+            fault = _fault(where, output) if checked else ""
+            try:
+                payload = pickle.dumps(Isolated(False, error=fault) if fault else result)
+            except Exception as err:
+                payload = pickle.dumps(Isolated(False, error=f"its result cannot be sent back"
+                                                f" ({type(err).__name__}: {err})"))  # fmt: skip
+            imported = " ".join(m for m in sys.modules if m not in before).encode()
+            _write(write_end, b"".join(_HEADER.pack(len(p)) + p for p in (payload, imported)))
     finally:
-        os._exit(0)
+        _EXIT(0)
 
 
-def _send(write_end: int, message: Any) -> None:
-    payload = pickle.dumps(message)
-    os.write(write_end, _HEADER.pack(len(payload)))
-    view = memoryview(payload)
-    while view:
-        view = view[os.write(write_end, view) :]
+def _import_shared(names: list[str]) -> None:
+    """Import here the modules of :data:`SHARED_IMPORTS` packages a call imported."""
+    for name in names:
+        if name.split(".")[0] in SHARED_IMPORTS and name not in sys.modules:
+            with contextlib.suppress(BaseException):
+                importlib.import_module(name)
 
 
-def _child(function: Callable[..., Any], args: tuple, write_end: int) -> None:
-    me = os.getpid()
+def _become_subreaper() -> bool:
+    """Make this process the subreaper of its descendants (Linux); whether it is."""
+    if not sys.platform.startswith("linux"):
+        return False
     try:
-        os.setpgid(0, 0)
-        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGALRM):
-            signal.signal(sig, signal.SIG_DFL)
-        output = _Discarded()
-        where = os.getcwd()
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(_SUBREAPER, 1, 0, 0, 0) == 0 and os.path.isdir("/proc/self/task")
+    except (OSError, AttributeError):
+        return False
+
+
+def _descendants(root: int) -> list[int]:
+    """Every process below ``root`` (children from ``/proc/<pid>/task/*/children``)."""
+    found, todo = [], [root]
+    while todo:
+        pid = todo.pop()
         try:
-            result = Isolated(True, function(*args))
-        except BaseException:
-            result = Isolated(False, error=traceback.format_exc())
-        if os.getpid() != me:  # a copy the claim's code forked, going on: it never answers
-            os._exit(0)
-        fault = _fault(where, output)
-        payload = pickle.dumps(Isolated(False, error=fault) if fault else result)
-        os.write(write_end, _HEADER.pack(len(payload)))
-        view = memoryview(payload)
-        while view:
-            view = view[os.write(write_end, view) :]
-    finally:
-        os._exit(0)
+            tasks = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                with open(f"/proc/{pid}/task/{task}/children") as file:
+                    children = [int(c) for c in file.read().split()]
+            except (OSError, ValueError):
+                continue
+            found += children
+            todo += children
+    return found
 
 
-def _fault(where: str, output: _Discarded, before: int = 0, last: bool = True) -> str:
+def _kill_descendants(call: int) -> int:
+    """Kill every descendant of this (subreaper) process and reap them but ``call`` (the
+    call's own process, waited for by the caller); how many were running besides ``call``
+    at the first look (what the call left). A process forked meanwhile is found by the next
+    look: its parent killed, it is this process's child."""
+    me, left = os.getpid(), None
+    for _ in range(1000):
+        pids = [p for p in _descendants(me) if not _zombie(p)]
+        if left is None:
+            left = len([p for p in pids if p != call])
+        if not pids:
+            break
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        _reap_all(call)
+        time.sleep(0.001)
+    _reap_all(call)
+    return left or 0
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as file:
+            return file.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except (OSError, IndexError):
+        return True  # gone
+
+
+def _reap_all(keep: int) -> None:
+    """Reap every ended child but ``keep``."""
+    for pid in _descendants(os.getpid()):
+        if pid != keep and _zombie(pid):
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, os.WNOHANG)
+
+
+class _Reader:
+    """Length-prefixed parts read from a pipe, what was read beyond them kept."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd, self.buffer = fd, bytearray()
+
+    def parts(self, count: int, deadline: float) -> tuple[list[bytes], str]:
+        """``count`` parts by ``deadline``: ``(parts, "")``, or ``(parts so far, "timeout" |
+        "eof")``."""
+        parts: list[bytes] = []
+        while True:
+            while len(parts) < count and len(self.buffer) >= _HEADER.size:
+                (size,) = _HEADER.unpack_from(self.buffer)
+                if len(self.buffer) < _HEADER.size + size:
+                    break
+                parts.append(bytes(self.buffer[_HEADER.size : _HEADER.size + size]))
+                del self.buffer[: _HEADER.size + size]
+            if len(parts) == count:
+                return parts, ""
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return parts, "timeout"
+            ready, _, _ = select.select([self.fd], [], [], min(left, 1.0))
+            if not ready:
+                continue
+            chunk = os.read(self.fd, 1 << 20)
+            if not chunk:
+                return parts, "eof"
+            self.buffer += chunk
+
+
+def _write(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _send(write_end: int, message: tuple[str, Any]) -> None:
+    payload = pickle.dumps(message)
+    _write(write_end, _HEADER.pack(len(payload)) + payload)
+
+
+def _fault(where: str, output: _Discarded) -> str:
     """What the claim's code did to the process it ran in that a claim must not do: fork a
     process it left behind, change the working directory, write more than
-    :data:`MAX_OUTPUT` bytes of output (past the ``before`` counted earlier; ``last``: the
-    process answers no more calls, output is closed); ``""`` when nothing."""
+    :data:`MAX_OUTPUT` bytes of output; ``""`` when nothing."""
     try:
         done, _ = os.waitpid(-1, os.WNOHANG)
         left = f"process {done}, ended" if done else "a process still running"
@@ -195,7 +425,7 @@ def _fault(where: str, output: _Discarded, before: int = 0, last: bool = True) -
         now = f"unreadable ({err})"
     if now != where:
         return f"the claim's code changed the working directory (to {now}; it was {where})"
-    written = (output.close() if last else output.settle()) - before
+    written = output.close()
     if written > MAX_OUTPUT:
         return (f"the claim's code wrote {written / 1e6:.1f} MB of output (more than"
                 f" {MAX_OUTPUT / 1e6:g} MB): a claim computes, it does not print")  # fmt: skip
@@ -226,21 +456,6 @@ class _Discarded:
         while chunk := os.read(self.read_end, 1 << 16):
             self.count += len(chunk)
 
-    def settle(self) -> int:
-        """The bytes written so far, once what was flushed is counted."""
-        import fcntl
-        import termios
-
-        for stream in (sys.stdout, sys.stderr):
-            with contextlib.suppress(Exception):
-                stream.flush()
-        waiting = struct.pack("i", 0)
-        for _ in range(1000):  # at most 1 s for the drain to catch up
-            if not struct.unpack("i", fcntl.ioctl(self.read_end, termios.FIONREAD, waiting))[0]:
-                break
-            time.sleep(0.001)
-        return self.count
-
     def close(self) -> int:
         """Stop counting (stdout and stderr to /dev/null); the bytes written."""
         for stream in (sys.stdout, sys.stderr):
@@ -253,66 +468,37 @@ class _Discarded:
         return self.count
 
 
+# -- the caller's side -------------------------------------------------------------------
+
+
 class _Stream:
-    """The results a :func:`_serve` child writes, read one at a time."""
+    """The outcomes a :func:`_serve` server writes, read one at a time."""
 
-    def __init__(self, pid: int, read_end: int) -> None:
-        self.pid, self.read_end, self.buffer = pid, read_end, bytearray()
+    def __init__(self, read_end: int) -> None:
+        self.reader, self.lost = _Reader(read_end), Isolated(False, error="")
 
-    def receive(self, timeout: float) -> tuple[Isolated, bool]:
-        """``(the next call's outcome, whether the child goes on)`` within ``timeout``."""
-        deadline = time.monotonic() + timeout
-        while True:
-            if len(self.buffer) >= _HEADER.size:
-                (size,) = _HEADER.unpack_from(self.buffer)
-                if len(self.buffer) >= _HEADER.size + size:
-                    payload = bytes(self.buffer[_HEADER.size : _HEADER.size + size])
-                    del self.buffer[: _HEADER.size + size]
-                    try:
-                        return pickle.loads(payload)
-                    except Exception as err:
-                        return Isolated(
-                            False, error=f"its result could not be read back ({err})"
-                        ), False
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return Isolated(
-                    False, error=f"took longer than {timeout:g} s (HARNESS_CLAIM_TIMEOUT)"
-                ), False
-            ready, _, _ = select.select([self.read_end], [], [], min(left, 1.0))
-            if not ready:
-                continue
-            chunk = os.read(self.read_end, 1 << 20)
-            if not chunk:
-                status = _status(self.pid)
-                return Isolated(False, error=f"the claim's code ended its process ({status})"
-                                " before returning a verdict"), False  # fmt: skip
-            self.buffer += chunk
-
-
-def _receive(pid: int, read_end: int, timeout: float) -> Isolated:
-    deadline = time.monotonic() + timeout
-    buffer = bytearray()
-    size = None
-    while size is None or len(buffer) < _HEADER.size + size:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            return Isolated(False, error=f"took longer than {timeout:g} s (HARNESS_CLAIM_TIMEOUT)")
-        ready, _, _ = select.select([read_end], [], [], min(left, 1.0))
-        if not ready:
-            continue
-        chunk = os.read(read_end, 1 << 20)
-        if not chunk:
-            status = _status(pid)
-            return Isolated(False, error=f"the claim's code ended its process ({status})"
-                            " before returning a verdict")  # fmt: skip
-        buffer += chunk
-        if size is None and len(buffer) >= _HEADER.size:
-            (size,) = _HEADER.unpack_from(buffer)
-    try:
-        return pickle.loads(bytes(buffer[_HEADER.size :]))
-    except Exception as err:
-        return Isolated(False, error=f"its result could not be read back ({err})")
+    def receive(self, wait: float, timeout: float, pid: int) -> Isolated | None:
+        """The next call's outcome within ``wait`` seconds, or None when the server ended
+        or stopped answering (:attr:`lost` then says what became of the call)."""
+        parts, error = self.reader.parts(1, time.monotonic() + wait)
+        if error == "timeout":
+            self.lost = Isolated(False, error=f"took longer than {timeout:g} s"
+                                 " (HARNESS_CLAIM_TIMEOUT)")  # fmt: skip
+            return None
+        if error:
+            self.lost = Isolated(False, error=f"the claim's code ended its process"
+                                 f" ({_status(pid)}) before returning a verdict")  # fmt: skip
+            return None
+        kind, data = pickle.loads(parts[0])  # the server's own message
+        if kind == "error":
+            return Isolated(False, error=data)
+        try:
+            outcome = pickle.loads(data)
+        except Exception as err:
+            return Isolated(False, error=f"its result could not be read back ({err})")
+        if not isinstance(outcome, Isolated):
+            return Isolated(False, error=f"its result could not be read back (a {type(outcome)})")
+        return outcome
 
 
 def _status(pid: int) -> str:
@@ -327,7 +513,8 @@ def _status(pid: int) -> str:
 
 
 def _end(pid: int) -> None:
-    """Kill the child's process group (what it forked too) and reap the child."""
+    """Kill the server's process group (the calls' children, unless they left it) and
+    reap the server; the server kills what its children left at each call's end."""
     for target in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
         with contextlib.suppress(ProcessLookupError, PermissionError):
             target()

@@ -236,10 +236,12 @@ class _Columns:
     from it (factorized at once by :meth:`Table.prepared`, before a fork, so that every
     claim of a task reads the codes its parent made)."""
 
-    __slots__ = ("coded", "frame", "units")
+    __slots__ = ("coded", "frame", "known", "names", "units")
 
     def __init__(self, frame: pd.DataFrame) -> None:
         self.frame = frame
+        self.names = list(frame.columns)  # read once: an Index of text is slow to scan
+        self.known = frozenset(self.names)
         self.coded: dict[str, tuple[np.ndarray, _Levels]] = {}
         self.units: dict[str, tuple[np.ndarray, np.ndarray]] = {}
 
@@ -295,17 +297,19 @@ class Table:
         return len(self.index)
 
     def __contains__(self, name: str) -> bool:
-        return name in self._own or name in self.columns.frame.columns
+        return name in self._own or name in self.columns.known
 
     def names(self) -> list[str]:
         """The column names: the frame's, then any these rows added."""
-        return list(dict.fromkeys([*self.columns.frame.columns, *self._own]))
+        if not self._own:
+            return list(self.columns.names)
+        return list(dict.fromkeys([*self.columns.names, *self._own]))
 
     def column(self, name: str) -> tuple[np.ndarray, _Levels]:
         """``(codes, levels)`` of column ``name`` over these rows (code -1: missing)."""
         if name in self._own:
             return self._own[name]
-        if name not in self.columns.frame.columns:  # a column another table of the frame has
+        if name not in self.columns.known:  # a column another table of the frame has
             return np.full(len(self), -1, dtype=np.intp), _Levels([])
         codes, levels = self.columns.column(name)
         return codes[self.index], levels
@@ -429,7 +433,7 @@ class Table:
         """``(codes, labels)``: each row's unit, numbered in the sorted order of the units'
         labels (``a|b`` for several columns), ``-1`` where a unit column is missing (rows
         :func:`unit_values` leaves out); ``labels`` has shape (units,)."""
-        columns = _unit_columns(self.names(), unit)
+        columns = _unit_columns(self.names() if unit == "configuration" else (), unit)
         missing = [c for c in columns if c not in self]
         if missing:
             raise ValueError(f"unit column(s) {missing} not in the results")

@@ -45,38 +45,143 @@ def run_with_progress(
     file); ``how``: ``force``, ``fail_fast`` and ``pdb`` (no bar). Returns the runner's
     outcome. Ctrl-C or SIGTERM: the :class:`KeyboardInterrupt` raised carries a
     ``harness_note`` with the cells kept and the command that resumes."""
-    from harness.runs.runner import run_suite
-
-    columns = (
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("[red]{task.fields[problems]}"),
-        TimeElapsedColumn(),
-        _EtaColumn(eta := Eta(settings["jobs"], getattr(runner, "running", None))),
-    )
-    with Progress(*columns, console=console, disable=how["pdb"]) as progress:
+    eta = Eta(settings["jobs"], getattr(runner, "running", None))
+    with Progress(*_columns(eta), console=console, disable=how["pdb"]) as progress:
         shown = _Shown(progress, spec.name, settings)
         ticker = _ProgressLines(progress, runner, PROGRESS_EVERY_S, lambda: shown.problems, eta)
         if not console.is_terminal and not how["pdb"]:  # no live bar in a log file
             ticker.start()
         try:
-            return run_suite(
-                spec,
-                registry,
-                tracker,
-                executor=runner,
-                force=how["force"],
-                fail_fast=how["fail_fast"],
-                settings=settings,
-                listeners=[shown, eta],
-            )
-        except KeyboardInterrupt as err:  # Ctrl-C, SIGTERM: main() says what is kept
-            kept = f"{shown.kept():,} of {len(spec.cells):,} cells; " if shown.started else ""
-            err.harness_note = f" ({kept}{_resume_command()})"  # type: ignore[attr-defined]
-            raise
+            return _run(spec, registry, tracker, runner, settings, shown, [shown, eta], how)
         finally:
             ticker.stop()
+
+
+def _columns(eta: Eta) -> tuple[ProgressColumn, ...]:
+    return (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("[red]{task.fields[problems]}"),
+        TimeElapsedColumn(),
+        _EtaColumn(eta),
+    )
+
+
+def _run(
+    spec: Suite,
+    registry: Registry,
+    tracker: Tracker,
+    runner: Any,
+    settings: dict[str, Any],
+    shown: _Shown,
+    listeners: list[Any],
+    how: dict[str, Any],
+) -> Any:
+    from harness.runs.runner import run_suite
+
+    try:
+        return run_suite(
+            spec,
+            registry,
+            tracker,
+            executor=runner,
+            force=how.get("force", False),
+            fail_fast=how["fail_fast"],
+            settings=settings,
+            listeners=listeners,
+        )
+    except KeyboardInterrupt as err:  # Ctrl-C, SIGTERM: main() says what is kept
+        kept = f"{shown.kept():,} of {len(spec.cells):,} cells; " if shown.started else ""
+        err.harness_note = f" ({kept}{_resume_command()})"  # type: ignore[attr-defined]
+        raise
+
+
+class PassProgress:
+    """One progress bar and one ETA for runs in turn: the batches of a decide pass
+    (:mod:`harness.cli.decide`). The bar counts the pass's cells: those run, those of the
+    batch running and those later batches may still run (at most every claim continued to
+    its ``max_units``: the total falls as claims are decided). The ETA is the measured cost
+    of those cells (:class:`~harness.runs.eta.Eta`), at most the time left to ``deadline`` (a
+    monotonic time: the pass's budget). In a log file, timed lines instead of the bar."""
+
+    def __init__(
+        self,
+        name: str,
+        runner: Any,
+        settings: dict[str, Any],
+        deadline: float | None = None,
+        pdb: bool = False,
+    ) -> None:
+        self.runner, self.pdb = runner, pdb
+        self.eta = _PassEta(settings["jobs"], getattr(runner, "running", None), deadline)
+        self.progress = Progress(*_columns(self.eta), console=console, disable=pdb)
+        self.shown = _Shown(self.progress, name, settings, quiet=True, title="decide")
+        self.ticker = _ProgressLines(
+            self.progress, runner, PROGRESS_EVERY_S, lambda: self.shown.problems, self.eta
+        )
+        self._started = False
+
+    def __enter__(self) -> PassProgress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._started:  # the pass is over: the cells it ran are all it runs
+            task = self.progress.tasks[0]
+            self.progress.update(self.shown.bar, total=task.completed)
+            self.eta.later = []
+            self.eta.harness_run_start([])
+        self.ticker.stop()
+        if self._started:
+            self.progress.stop()
+
+    def print(self, line: str) -> None:
+        """A line above the bar (plain text: no markup)."""
+        console.print(line, soft_wrap=True, markup=False)
+
+    def run(
+        self,
+        spec: Suite,
+        registry: Registry,
+        tracker: Tracker,
+        runner: Any,
+        settings: dict[str, Any],
+        later: list[Any],
+        **how: Any,
+    ) -> Any:
+        """Run ``spec``'s cells (one batch) under the pass's bar; ``later``: the cells later
+        batches may run. ``how``: ``fail_fast``, ``batch`` (its number, for its line)."""
+        if not self._started:  # the bar appears with the first batch
+            self._started = True
+            self.progress.start()
+            if not console.is_terminal and not self.pdb:
+                self.ticker.start()
+        self.shown.later, self.shown.batch = len(later), how.get("batch", 0)
+        self.eta.later = list(later)
+        return _run(spec, registry, tracker, runner, settings, self.shown,
+                    [self.shown, self.eta], how)  # fmt: skip
+
+
+class _PassEta(Eta):
+    """The pass's remaining time: the cells of the batch running and of ``later``, at most
+    the time left to ``deadline``."""
+
+    def __init__(self, workers: int, running: Any, deadline: float | None) -> None:
+        super().__init__(workers, running)
+        self.deadline = deadline
+        self.later: list[Any] = []
+
+    def harness_run_start(self, cells: Any) -> None:
+        super().harness_run_start([*cells, *self.later])
+
+    def seconds(self) -> float | None:
+        import time
+
+        estimate = super().seconds()
+        if self.deadline is None:
+            return estimate
+        left = max(0.0, self.deadline - time.monotonic())
+        return left if estimate is None else min(estimate, left)
 
 
 def _resume_command() -> str:
@@ -97,25 +202,44 @@ class _Shown:
     """The run's listener (:mod:`harness.runs.events`) that shows it: the opening line, the
     notices, one step of the bar per cell."""
 
-    def __init__(self, progress: Progress, name: str, settings: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        progress: Progress,
+        name: str,
+        settings: dict[str, Any],
+        quiet: bool = False,
+        title: str = "cells",
+    ) -> None:
         self.progress, self.name, self.settings = progress, name, settings
+        self.quiet = quiet  # runs in turn under one bar (a decide pass): one line per batch
         self.ended: Counter = Counter()
         self.problems = problems_text(self.ended)
-        self.bar = progress.add_task("cells", total=None, problems=self.problems)
+        self.bar = progress.add_task(title, total=None, problems=self.problems)
         self.before: int | None = None  # cells finished before this run, once known
+        self.at_start = 0  # cells that ended under the bar before this run
+        self.later = 0  # cells later runs under this bar may run
+        self.batch = 0
 
     @property
     def started(self) -> bool:
         return self.before is not None
 
     def kept(self) -> int:
-        return (self.before or 0) + sum(self.ended.values())
+        return (self.before or 0) + sum(self.ended.values()) - self.at_start
 
     def harness_run_notice(self, line: str) -> None:
         console.print(escape(line))
 
     def harness_run_start(self, total: int, todo: int) -> None:
         self.before = total - todo
+        self.at_start = sum(self.ended.values())
+        if self.quiet:
+            done = self.progress.tasks[0].completed
+            self.progress.update(self.bar, total=done + todo + self.later)
+            kept = f", {total - todo} already finished" if total > todo else ""
+            console.print(f"  decide: batch {self.batch}: {todo} cell(s) to run{kept}",
+                          markup=False)  # fmt: skip
+            return
         scheduler, jobs = self.settings["scheduler"], self.settings["jobs"]
         where = (
             f"on the dask cluster at {scheduler}."

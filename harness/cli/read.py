@@ -232,12 +232,28 @@ def validate(suite: str, **shape: Any) -> None:
     type=click.Path(),
     help="Folder for the reports (one subfolder per suite; --report-dir as for harness run).",
 )
+@click.option(
+    "--decided",
+    metavar="CLAIMS_JSON",
+    default=None,
+    type=click.Path(dir_okay=False, exists=True),
+    help="Only print, as Markdown, what the decide pass of this report's claims.json decided"
+    " (the claims each batch decided; those left inconclusive, with the units that would"
+    " decide them); no store is read.",
+)
 @suite_options
-def report(suite: str | None, tracking_uri: str | None, out: str, **shape: Any) -> None:
+def report(
+    suite: str | None, tracking_uri: str | None, out: str, decided: str | None, **shape: Any
+) -> None:
     """Write result tables (mean and 95% CI over seeds) and plots for SUITE and log them to
     the suite's latest parent runs. The options that shaped the run (--seeds, --add-method,
     ...) select the same cells of SUITE. Without SUITE: every suite in the store, each with
     the cells its latest 'harness run' selected (the report names those options)."""
+    if decided:
+        from harness.cli.decide import decided_file
+
+        click.echo(decided_file(Path(decided)), nl=False)
+        return
     if not suite and any(shape.values()):
         options = click.get_current_context().command.params
         given = ", ".join(o.opts[0] for o in options if shape.get(o.name or ""))

@@ -80,11 +80,23 @@ class Entry:
         )
 
     @property
+    def loaded(self) -> bool:
+        """Whether the class is imported already (reading :attr:`cls` costs nothing)."""
+        return self._cls is not None
+
+    @property
     def cls(self) -> type[Component]:
         if self._cls is None:
             assert self._loader is not None and self.part is not None
             self._cls = self._loader.load(self.part)
         return self._cls
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled (to a dask worker) as its class where it is imported, else as its
+        description and loader."""
+        if self._cls is not None:
+            return (Entry, (self._cls, self.plugin, self.version))
+        return (Entry, (None, self.plugin, self.version, self.part, self._loader))
 
     def __repr__(self) -> str:
         name = self.part.qualname if self.part else getattr(self._cls, "__qualname__", "?")
@@ -120,8 +132,12 @@ class _Lazy:
             from importlib.metadata import EntryPoint
 
             found = found._replace(entry_point=EntryPoint(name, found.value, GROUP))
-        loaded = load(found, lambda _, message: faults.append(message))
-        described = _describe(loaded, lambda _, message: faults.append(message)) if loaded else None
+
+        def note(_: str, message: str) -> None:
+            faults.append(message)
+
+        loaded = load(found, note)
+        described = _describe(loaded, note, describe=False) if loaded else None
         same = described is not None and _shape(described[0]) == _shape(self.description)
         if not same:
             if self.cache is not None:
@@ -194,6 +210,17 @@ class Registry:
     _fingerprints: dict[str, str] = field(default_factory=dict, repr=False)
     _every: dict[str, dict[tuple[str, str], Entry]] | None = field(default=None, repr=False)
     _scope: set[str] | None = field(default=None, repr=False)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled (to a dask worker) with the plugins of its scope alone."""
+        state = dict(self.__dict__)
+        if self._every is not None and self._scope is not None:
+            scope = self._scope
+            state["_every"] = {
+                kind: {k: e for k, e in by_key.items() if e.plugin in scope}
+                for kind, by_key in self._every.items()
+            }
+        return state
 
     def scoped(self) -> Registry:
         """This registry holding no plugin in :attr:`entries` until a lookup by task
@@ -459,11 +486,16 @@ def _installed(registry: Registry, blocked: set[str], fault: Callable[[str, str]
                 lazy = _Lazy(found, description, key, cache)
                 out.append((found.name, found.version, description, lazy))
                 continue
+            cache.hashes(state, source, found.companions)  # before the import: an edit while
+            # it imports leaves a digest older than the description, so it is described again
         loaded = load(found, fault)
         made = _describe(loaded, fault) if loaded is not None else None
         if made is None:
             continue
-        if key is not None and plugin_source(loaded.plugin, loaded.module) == source:
+        actual = plugin_source(loaded.plugin, loaded.module)  # what the fingerprint hashes
+        if actual is not None:
+            registry.sources[found.name] = actual
+        if key is not None and actual == source:
             fingerprint = cache.hashes(state, source, found.companions)[0]
             made = (dataclasses.replace(made[0], fingerprint=fingerprint), made[1])
             cache.store(state, made[0])
@@ -473,13 +505,15 @@ def _installed(registry: Registry, blocked: set[str], fault: Callable[[str, str]
 
 
 def _describe(
-    loaded: Loaded, fault: Callable[[str, str], None]
+    loaded: Loaded, fault: Callable[[str, str], None], describe: bool = True
 ) -> tuple[Description, dict[Any, type[Component]]] | None:
     """``(description, {(kind, name, tasks): class})`` of one imported plugin, its hooks
     called and every component checked alone (names, tasks, ``Params``, claims'
     declarations, two classes of its own under one ``(task, name)``); None after telling
     ``fault`` when any of it fails. Clashes with other plugins and the names its claims
-    use are checked when the registry is assembled."""
+    use are checked when the registry is assembled. Without ``describe``, the parts hold
+    kind, name, tasks and class alone (what :class:`_Lazy` checks a cached description by).
+    """
     failed: list[str] = []
 
     def note(name: str, message: str) -> None:
@@ -502,6 +536,9 @@ def _describe(
         for entry in by_key.values():
             cls = entry.cls
             classes.setdefault((kind, cls.name, tuple(cls.tasks())), cls)
+    if not describe:  # the plugin's shape alone, to check a cached description
+        shape = ((k, n, t, f"{c.__module__}:{c.__qualname__}") for (k, n, t), c in classes.items())
+        return Description(tuple(Part(*fields, "") for fields in shape), ""), classes
     parts = tuple(describe_class(kind, cls) for (kind, _, _), cls in classes.items())
     return Description(parts, ""), classes
 

@@ -17,10 +17,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness.claims.verdicts import (
+    HEADER,
+    Verdict,
+    count_line,
+    legend,
+    table_rows,
+    verdicts_markdown,
+)
 from harness.components import visible
 from harness.lazy import LazyModule
 from harness.reports.aggregates import format_number, noise_floor
-from harness.claims.verdicts import HEADER, Verdict, count_line, legend, table_rows, verdicts_markdown
 
 pd = LazyModule("pandas")
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 from types import SimpleNamespace
 
 import pandas as pd
@@ -210,3 +211,30 @@ def test_an_evidence_file_over_the_size_cap_is_refused_before_it_is_read(
     monkeypatch.setattr(pd, "read_parquet", lambda *a, **k: pytest.fail("read"))
     code, _, err = _call(registry, capsys, "claims", suite, "--results", str(out))
     assert code == 2 and "over the 0 GiB an export may hold" in err.replace("\n", " ")
+
+
+EVIDENCE = Path(__file__).parents[1] / "data" / "bad_evidence"
+
+
+def _evidence_cases() -> dict[str, str]:
+    rows = (EVIDENCE / "README.md").read_text().split("| --- | --- |\n", 1)[1]
+    return dict(line.strip("| ").split(" | ", 1) for line in rows.splitlines() if line)
+
+
+def test_every_bad_evidence_file_has_its_expected_message():
+    files = {p.name for p in EVIDENCE.iterdir()} - {"README.md"}
+    assert files == set(_evidence_cases()) and len(files) >= 12
+
+
+@pytest.mark.parametrize("case", sorted(_evidence_cases()))
+def test_a_bad_evidence_file_is_refused_in_one_line(case, registry, capsys, tmp_path):
+    """Float, negative, missing, textual or too large seeds, a status that is a number,
+    files that are no export, truncated or of another format: each exit 2 in one line
+    (float seeds gave a traceback before)."""
+    (tmp_path / "suite.yaml").write_text(CLAIMS_SUITE)
+    code, out, err = _call(registry, capsys, "claims", str(tmp_path / "suite.yaml"),
+                           "--results", str(EVIDENCE / case))  # fmt: skip
+    message = " ".join(err.split())
+    assert code == 2 and "Traceback" not in out + err, err
+    assert len(err.strip().splitlines()) == 1 or err.count("error:") == 1, err
+    assert _evidence_cases()[case] in message and case in message, message

@@ -314,3 +314,39 @@ def test_claim_refuses_a_name_two_tasks_share_listing_them(capsys):
     assert "Claim 'strong' is ambiguous" in text
     assert "task 'fam' (plugin 'paper')" in text and "task 'fam-two' (plugin 'other')" in text
     assert [c.name for c in suite_claims(registry, [], ["marginal"])] == ["marginal"]
+
+
+# -- a family belongs to the distribution whose package names it ------------------------------
+
+
+class Joiner:
+    """A third party whose one claim names label-noise's family."""
+
+    claims = _copies(1, "harness_third_party", family="harness_label_noise")
+
+    @hookimpl
+    def harness_claims(self):
+        return self.claims
+
+
+def test_a_third_party_claim_naming_a_papers_family_is_refused():
+    """Before the check the registry took the claim in, in label-noise's Holm family (the
+    wrong variant of the test above shows what such a member does to a paper's verdict)."""
+    from importlib.metadata import packages_distributions
+
+    if "harness_label_noise" not in packages_distributions():
+        pytest.skip("the label-noise plugin is not installed here")
+    registry = build_registry({"paper": Paper(), "third": Joiner()}, entry_points=False)
+    fault = registry.broken.get("third", "")
+    assert "Extra0 names family 'harness_label_noise'" in fault, registry.broken
+    assert "owned by distribution harness-label-noise" in fault
+    assert "\n" not in fault.strip() and "paper" not in registry.broken
+
+
+def test_a_claim_may_name_its_own_packages_families():
+    mine = _copies(1, "harness_third_party", family="harness_third_party:robustness")
+    assert mine[0].declaration_problems() == []
+    other = _copies(1, "harness_third_party", family="anything-else")
+    assert "owned by package 'anything-else', not 'harness_third_party'" in " ".join(
+        other[0].declaration_problems()
+    )

@@ -19,7 +19,17 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from harness.claims import Cells, Claim, Greater, Source, Status, evaluate_claims
+from harness.claims import (
+    Cells,
+    Claim,
+    Greater,
+    Mean,
+    Source,
+    Statistic,
+    Status,
+    UseMetric,
+    evaluate_claims,
+)
 from harness.claims.isolation import call_isolated
 from harness.claims.stats import one_sample
 
@@ -415,3 +425,103 @@ def test_sigterm_while_claims_are_evaluated_marks_the_parent_run_killed(rogue_en
     experiment = client.get_experiment_by_name("rogue")
     parents = client.search_runs([experiment.experiment_id], "tags.`harness.kind` = 'suite'")
     assert [p.info.status for p in parents] == ["KILLED"]
+
+
+# -- one claim's code cannot move another's verdict --------------------------------------------
+
+
+def _patches_the_core(rows, metric, unit, subject):
+    """A custom statistic that monkeypatches a kind: every later Mean reads 10."""
+    from harness.claims import kinds
+    from harness.claims.samples import TSample
+
+    kinds.Mean.sample = lambda self, *args: TSample.of([9.9, 10.0, 10.1, 10.05])
+    return TSample.of(rows[metric].to_numpy(float))
+
+
+class Patcher(Claim):
+    """'new' scores above 0, by a statistic that patches the core.
+
+    Source: test fixture.
+    """
+
+    name = "patcher"
+    task = "t"
+    source = Source("fixture")
+    statement = "new scores above 0."
+    requires = (Cells("d", ("new",)),)
+    metric = "score"
+    subject = "new"
+    kind = Statistic(_patches_the_core, "a statistic that patches Mean")
+    hypothesis = Greater(0.0)
+    control = UseMetric("zero")
+
+
+class Honest(Claim):
+    """'new' scores above 2 (it does not: about 1).
+
+    Source: test fixture.
+    """
+
+    name = "honest"
+    task = "t"
+    source = Source("fixture")
+    statement = "new scores above 2."
+    requires = (Cells("d", ("new",)),)
+    metric = "score"
+    subject = "new"
+    kind = Mean()
+    hypothesis = Greater(2.0)
+    control = UseMetric("zero")
+
+
+def test_a_claim_that_patches_the_core_moves_no_later_claims_verdict():
+    """Both claims are of one family (this module's), the patcher evaluated first. With one
+    child serving the family's claims (as before), the honest claim read the patched Mean
+    (10 > 2) and came out uninformative instead of not-reproduced."""
+    table = _table().assign(zero=0.0)
+    alone = evaluate_claims([Honest], table, timeout=10.0)[0]
+    patched, honest = evaluate_claims([Patcher, Honest], table, timeout=10.0)
+    assert Patcher.family_name() == Honest.family_name()
+    assert alone.status == Status.NOT_REPRODUCED, alone.reason
+    assert honest.status == alone.status and honest.estimate == alone.estimate
+    assert patched.status == Status.REPRODUCED
+
+
+def test_only_declarations_made_of_the_cores_parts_share_a_child():
+    """What may share a forked child with the next claim: the core's kinds, hypotheses and
+    controls with plain values, nothing of the claim's own that could run."""
+    from dataclasses import dataclass
+
+    from harness.claims.contract import core_only
+
+    class Odd(str):
+        def __eq__(self, other):  # plugin code the core's matching would run
+            return True
+
+        __hash__ = str.__hash__
+
+    @dataclass(frozen=True)
+    class MyMean(Mean):
+        pass
+
+    class WithMethod(Honest):
+        def helper(self):
+            return 0
+
+    class OddParam(Honest):
+        requires = (Cells("d", ("new",), method_params={"k": Odd("x")}),)
+
+    class OwnKind(Honest):
+        kind = MyMean()
+
+    class Mixin:
+        def __setattr__(self, name, value):
+            object.__setattr__(self, name, value)
+
+    class AfterClaim(Honest, Mixin):
+        pass
+
+    assert core_only(Honest)
+    for cls in (Patcher, Sound, WithMethod, OddParam, OwnKind, AfterClaim):
+        assert not core_only(cls), cls.__name__

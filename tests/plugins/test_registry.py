@@ -475,8 +475,8 @@ def test_a_plugin_that_no_longer_imports_as_described_is_an_error_and_forgotten(
 
 def test_a_scoped_registry_holds_the_tasks_looked_up_and_their_families():
     """Nothing in scope at first; looking up task ``toy`` brings in the toy plugin, and the
-    plugin whose claim (of task ``other-task``) is declared in the toy claims' Holm family
-    comes in with it: Holm counts every member of a family. A third plugin enters only when
+    plugin whose claim (of task ``other-task``) is in the toy claims' Holm family (the same
+    package) comes in with it: Holm counts every member of a family. A third plugin enters only when
     its task is looked up (here by key, as ``--add-method`` does). Fails with the family
     closure removed from ``Registry._enter`` (the sibling's plugin stays out)."""
 
@@ -491,11 +491,14 @@ def test_a_scoped_registry_holds_the_tasks_looked_up_and_their_families():
         task = "other-task"
 
     class Sibling(toy_plugin.ShiftCostsAccuracy):
-        """The shift claim on another task, in the toy claims' family."""
+        """The shift claim on another task, from the toy's package: in its claims' family
+        (a second entry point of the same package)."""
 
         name = "sibling-claim"
         task = "other-task"
-        family = toy_plugin.ShiftCostsAccuracy.family_name()
+
+    Sibling.__module__ = toy_plugin.__name__
+    assert Sibling.family_name() == toy_plugin.ShiftCostsAccuracy.family_name()
 
     class Other:
         @harness.hookimpl

@@ -36,7 +36,7 @@ from typing import NamedTuple
 from harness.plugins.registry import Registry
 from harness.runs.cell import CellResult, execute_cell, forget_data
 from harness.suites.identity import Cell
-from harness.threads import limit_process_threads
+from harness.threads import fork, limit_process_threads
 
 __all__ = ["Message", "Worker", "descendants", "kill_descendants", "reap_orphans"]
 
@@ -189,7 +189,7 @@ class Worker:
         for stream in (sys.stdout, sys.stderr):  # no buffered text printed twice
             with contextlib.suppress(Exception):
                 stream.flush()
-        pid = os.fork()
+        pid = fork()  # a Ctrl-C during the fork is not lost
         if pid == 0:  # the worker
             code = 0
             try:

@@ -51,3 +51,20 @@ def test_digits_refuses_more_samples_than_the_pair_has():
     ds = datasets.DigitsBinary()
     with pytest.raises(ValueError, match="exceeds"):
         ds.load(ds.Params(pair="3-vs-8", n=300, n_val=100), 0)
+
+
+@pytest.mark.parametrize("pair", ["3-vs-8", "1-vs-7", "low-vs-high"])
+def test_digits_file_read_directly_equals_scikit_learns_load_digits(pair):
+    """The bundled file read without importing scikit-learn gives ``load_digits``' images
+    and classes; fails if the pixels are not divided by 16 or the class column is misread."""
+    from sklearn.datasets import load_digits
+
+    images, digits = load_digits(return_X_y=True)
+    x, y = datasets._digits(pair)
+    if pair == "low-vs-high":
+        keep, positive = np.ones(digits.size, bool), digits >= 5
+    else:
+        a, b = (int(c) for c in pair.split("-vs-"))
+        keep, positive = np.isin(digits, [a, b]), digits == b
+    assert np.array_equal(x, images[keep] / 16.0)
+    assert np.array_equal(y, np.where(positive[keep], 1.0, -1.0))

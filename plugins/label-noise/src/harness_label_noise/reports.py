@@ -15,7 +15,7 @@ from harness import Curve, LazyModule, Report, Skip
 
 pd = LazyModule("pandas")
 
-__all__ = ["StageCurves"]
+__all__ = ["StageCurves", "configuration_table", "t1_table"]
 
 # metric: (legend label, colour), the same colour for the same quantity in every panel
 _TOP = {"signal-coefficient": ("max gamma", "C0"), "noise-coefficient-noisy": ("rho (flipped)",
@@ -115,3 +115,77 @@ class StageCurves(Report):
         axes[1, 0].set_ylabel("accuracy (train: observed labels)")
         fig.tight_layout()
         return fig
+
+
+def _number(value: str) -> str:
+    return f"{float(value):g}"
+
+
+def _data_label(row: pd.Series) -> str:
+    if row["dataset"] == "digits-binary":
+        pair = row["dataset.pair"].replace("-vs-", " vs ")
+        return f"digits {pair}, tau {_number(row['dataset.tau'])}"
+    names = (("n", "n"), ("d", "d"), ("noise_sd", "sigma_p"), ("signal_norm", "mu"), ("tau", "tau"))
+    return ", ".join(f"{label} {_number(row[f'dataset.{key}'])}" for key, label in names)
+
+
+def _method_label(row: pd.Series) -> str:
+    method = row["method"]
+    if method == "two-layer-cnn":
+        return (f"{method} (eta {_number(row['method.learning_rate'])}, m {row['method.width']},"
+                f" {row['method.steps']} steps)")  # fmt: skip
+    if method == "linear-logistic":
+        return f"{method} (eta {_number(row['method.learning_rate'])})"
+    if method == "small-loss-cnn":
+        return f"{method} ({row['method.selection']})"
+    return method
+
+
+def _markdown(header: list[str], rows: list[list[str]]) -> str:
+    lines = [header, ["---"] * len(header), *rows]
+    return "\n".join("| " + " | ".join(line) + " |" for line in lines)
+
+
+def configuration_table(results: pd.DataFrame) -> str:
+    """Markdown table of the seeds' mean per configuration (suite order): peak, final and
+    returned test accuracy, T_1, the flipped labels fitted at T_1, T_2, those fitted at T_2
+    and the test error at T_2 (``-``: a metric the configuration does not read)."""
+    ok = results[results["status"].eq("ok")].assign(
+        data=lambda f: f.apply(_data_label, axis=1), model=lambda f: f.apply(_method_label, axis=1)
+    )
+    columns = {"test-summary.peak": "{:.3f}", "test-summary.final": "{:.3f}",
+               "test-summary.returned": "{:.3f}", "stage-one.t1": "{:.0f}",
+               "stage-one.flipped_fit": "{:.3f}", "stage-two.t2": "{:.0f}",
+               "stage-two.flipped_fit": "{:.3f}", "stage-two.test_error": "{:.4f}"}  # fmt: skip
+    rows = []
+    for (data, model), cells in ok.groupby(["data", "model"], sort=False):
+        means = [cells[c].mean() if c in cells else np.nan for c in columns]
+        shown = zip(means, columns.values(), strict=True)
+        rows.append([data, model, *("-" if np.isnan(v) else f.format(v) for v, f in shown)])
+    header = ["data", "method", "peak test", "final test", "returned", "T_1",
+              "flipped fitted at T_1", "T_2", "flipped fitted at T_2",
+              "test error at T_2"]  # fmt: skip
+    return _markdown(header, rows)
+
+
+def t1_table(results: pd.DataFrame) -> str:
+    """Markdown table of T_1 per setting of the time-scale claim (the CNN on synthetic data
+    with signal, tau = 0.2), against ``n m / (eta sigma_p^2 d)``: the CNN's mean (range) over
+    seeds, its ratio to the theory's value, and the linear model's at the CNN's step."""
+    ok = results[results["status"].eq("ok") & results["dataset"].eq("signal-noise-patches")]
+    ok = ok[ok["dataset.tau"].astype(float).eq(0.2) & ok["dataset.signal_norm"].astype(float).gt(0)]
+    keys = ["dataset.n", "dataset.d", "dataset.noise_sd", "method.learning_rate"]
+    cnn = ok[ok["method"].eq("two-layer-cnn")]
+    rows = []
+    for key, cells in cnn.groupby([*keys, "method.width"]):
+        n, d, sd, eta, m = (float(v) for v in key)
+        theory = n * m / (eta * sd**2 * d)
+        same = (ok[keys] == list(key[:4])).all(axis=1)  # the data and the CNN's step
+        linear = ok.loc[ok["method"].eq("linear-logistic") & same, "stage-one.t1"]
+        t1 = cells["stage-one.t1"]
+        spread = [f"{t.mean():.1f} ({t.min():.0f}-{t.max():.0f})" for t in (t1, linear)]
+        rows.append((theory, [*(_number(v) for v in key[:4]), key[4], f"{theory:g}", spread[0],
+                              f"{t1.mean() / theory:.2f}", spread[1]]))  # fmt: skip
+    header = ["n", "d", "sigma_p", "eta", "m", "n m / (eta sigma_p^2 d)", "CNN T_1 (mean, range)",
+              "ratio", "linear T_1"]  # fmt: skip
+    return _markdown(header, [row for _, row in sorted(rows, key=lambda r: r[0])])
