@@ -1,10 +1,11 @@
 """The one error module of harness: a shallow tree under :class:`HarnessError`.
 
-``harness.cli`` maps these to exit codes once (``harness.cli.ExitCode``): :class:`SuiteError`
-and :class:`PluginError` exit 2 (bad input, nothing written), any other
-:class:`HarnessError` exits 1. :class:`harness.Skip` is deliberately *not* a
-:class:`HarnessError`: skipping is a result, not a failure. :func:`missing_dependency` is
-the one message for an optional package that is not installed.
+Each error carries the exit code ``harness`` ends with (``exit_code``, one of
+``harness.cli.ExitCode``): :class:`SuiteError` and :class:`PluginError` exit 2 (bad input,
+nothing written), any other :class:`HarnessError` exits 1; ``harness.cli.main`` reads it
+once. :class:`harness.Skip` is deliberately *not* a :class:`HarnessError`: skipping is a
+result, not a failure. :func:`missing_dependency` is the one message for an optional package
+that is not installed.
 """
 
 from __future__ import annotations
@@ -13,13 +14,19 @@ from __future__ import annotations
 class HarnessError(Exception):
     """Base class of every error harness raises on purpose."""
 
+    exit_code: int = 1  # ExitCode.FAILED
+
 
 class SuiteError(HarnessError):
     """A suite file, a CLI argument or a component name is invalid (exit code 2)."""
 
+    exit_code = 2  # ExitCode.BAD_INPUT
+
 
 class PluginError(HarnessError):
     """A plugin fails to import, has a bad hook implementation or clashes with another (exit 2)."""
+
+    exit_code = 2  # ExitCode.BAD_INPUT
 
 
 class StoreError(SuiteError):

@@ -25,7 +25,7 @@ from harness.cli.listing import list_
 from harness.cli.read import claims, report, results, validate
 from harness.cli.run import run
 from harness.cli.serve import server, ui
-from harness.errors import HarnessError, PluginError, SuiteError
+from harness.errors import HarnessError
 
 if TYPE_CHECKING:
     from harness.plugins.registry import Registry
@@ -61,13 +61,12 @@ def main(args: Sequence[str] | None = None, *, registry: Registry | None = None)
     except click.ClickException as err:
         err.show()
         sys.exit(ExitCode.BAD_INPUT)
-    except (SuiteError, PluginError) as err:
-        text = "".join(c if c.isprintable() or c == "\n" else ascii(c)[1:-1] for c in str(err))
-        err_console.print(f"[bold red]error:[/] {literal(text)}", soft_wrap=True)  # no invisible
-        sys.exit(ExitCode.BAD_INPUT)
-    except HarnessError as err:
-        err_console.print(f"[bold red]error:[/] {literal(str(err))}", soft_wrap=True)
-        sys.exit(ExitCode.FAILED)
+    except HarnessError as err:  # each error carries its exit code (harness.errors)
+        text = str(err)
+        if err.exit_code == ExitCode.BAD_INPUT:  # input echoed back: no invisible character
+            text = "".join(c if c.isprintable() or c == "\n" else ascii(c)[1:-1] for c in text)
+        err_console.print(f"[bold red]error:[/] {literal(text)}", soft_wrap=True)
+        sys.exit(ExitCode(err.exit_code))
     except PermissionError as err:  # the driver's own files (a cell's errors stay in the cell)
         where = err.filename or "a file"
         err_console.print(

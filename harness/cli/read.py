@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import sys
-from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,13 +25,13 @@ from harness.cli.common import (
 )
 from harness.cli.summary import claims_fail, print_verdicts, verdicts_of
 from harness.errors import SuiteError
+from harness.store.current import missing_cells
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from harness.plugins.registry import Registry
     from harness.store.tracking import Tracker
-    from harness.suites.identity import Cell
     from harness.suites.loading import Suite
 
 
@@ -179,35 +178,15 @@ def warn_missing(
     tracker: Tracker, spec: Suite, results: pd.DataFrame, suite: str, what: str
 ) -> None:
     """On stderr: how many of the suite's cells have no result for the current code and
-    suite, which the report or export leaves out, told apart (:func:`missing_text`)."""
-    missing, why = missing_text(tracker, spec.cells, results)
+    suite, which the report or export leaves out, told apart
+    (:func:`harness.store.current.missing_cells`)."""
+    missing, why = missing_cells(tracker, spec.cells, results)
     if missing:
         err_console.print(
             f"[yellow]{missing} of {len(spec.cells)} cells have no result for the current"
             f" code and suite: {literal(why)}; the {what} leaves them out (harness run"
             f" {literal(suite)}, with the same options, computes them).[/]"
         )
-
-
-def missing_text(
-    tracker: Tracker, cells: list[Cell], results: pd.DataFrame, ids: dict[str, str] | None = None
-) -> tuple[int, str]:
-    """How many of ``cells`` have no row in ``results``, and why: ``"2 never run, 1 stale
-    (metrics changed)"`` (stale: runs of the same configuration exist, made with other
-    code, metrics or plugin versions). ``ids``: ``{experiment name: id}`` where known."""
-    from harness.runs.runner import rerun_reason
-
-    found = set(results["cell_hash"]) if not results.empty else set()
-    missing = [c for c in cells if c.cell_hash not in found]
-    previous: dict[str, Any] = {}
-    for name in dict.fromkeys(c.experiment for c in missing):
-        experiment = (ids or {}).get(name) or tracker.experiment_id(name)
-        previous |= tracker.latest_by_config(experiment) if experiment is not None else {}
-    why = Counter(rerun_reason(c, previous) for c in missing)
-    never = why.pop("new", 0)
-    parts = [f"{never} never run"] if never else []
-    parts += [f"{n} stale ({reason})" for reason, n in why.items()]
-    return len(missing), ", ".join(parts)
 
 
 @click.command()
@@ -365,7 +344,7 @@ def _current_results(
     else:  # the suite itself (renamed or not): every cell, from each experiment it logs to
         rows = tracker.suite_results(spec, {spec.name: experiment_id})
     ids = {spec.name: experiment_id, "": experiment_id}
-    missing, why = missing_text(tracker, mine, rows, ids)
+    missing, why = missing_cells(tracker, mine, rows, ids)
     problem = ""
     if missing > 0:
         problem = (

@@ -26,7 +26,7 @@ from harness.runs.cell import CellResult
 from harness.runs.events import CellReport, listener, run_events
 from harness.runs.executors.base import Executor
 from harness.runs.executors.local import LocalExecutor
-from harness.store import layout
+from harness.store.current import rerun_reason, rerun_reasons
 from harness.suites.identity import Cell
 from harness.suites.loading import Suite
 
@@ -126,37 +126,6 @@ class SuiteOutcome:
         self.ran += 1
         if report.result.status in ("failed", "timeout"):
             self.problems.append((report.cell, report.result))
-
-
-def rerun_reasons(cells: Iterable[Cell], previous: Mapping[str, Mapping[str, str]]) -> Counter[str]:
-    """Why each cell to run has no usable result: ``{reason: number of cells}``.
-
-    :param cells: the cells about to run.
-    :param previous: ``{config_hash: tags of the latest run of that configuration}``
-        (:meth:`harness.store.tracking.Tracker.latest_by_config`).
-    :returns: reasons such as ``"code of plugin fair-regression changed"``, ``"metrics
-        changed"``, ``"last run failed"``, ``"forced"`` or ``"new"``.
-    """
-    return Counter(rerun_reason(cell, previous) for cell in cells)
-
-
-def rerun_reason(cell: Cell, previous: Mapping[str, Mapping[str, str]]) -> str:
-    """Why one cell has no usable result (one of :func:`rerun_reasons`' reasons)."""
-    tags = previous.get(cell.config_hash)
-    if tags is None:
-        return "new"
-    changed = [p for p, fp in cell.code if tags.get(layout.CODE_PREFIX + p) not in (None, fp)]
-    if changed:
-        return f"code of plugin {', '.join(changed)} changed"
-    if tags.get(layout.METRICS_HASH) not in (None, cell.metrics_hash):
-        return "metrics changed"
-    if tags.get(layout.CELL_HASH) != cell.cell_hash:
-        return "plugin version or code changed"
-    if tags.get(layout.STATUS) in ("failed", "timeout"):
-        return f"last run {tags[layout.STATUS]}"
-    if not cell.fingerprinted:
-        return "plugin code has no fingerprint"
-    return "forced"
 
 
 def planned_states(suite: Suite, tracker: Tracker | None, force: bool = False) -> dict[str, str]:

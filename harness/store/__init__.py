@@ -9,7 +9,8 @@
   was one module);
 - :func:`ui_link`: where a run is seen in MLflow's UI.
 
-The modules behind them: ``tracking``, ``readback``, ``backends``, ``mlflow_store``,
+The modules behind them: ``tracking``, ``current`` (why a cell has no current result),
+``readback``, ``backends``, ``mlflow_store``,
 ``sqlite_store``, ``sqlite_direct``, ``layout``, ``liveness``, ``preflight``, ``server``.
 """
 

@@ -9,6 +9,8 @@ import mlflow
 import pytest
 from fake_plugins import harness
 
+from harness import errors
+
 HARNESS = str(Path(sys.executable).parent / "harness")
 
 SUITE = """
@@ -364,3 +366,42 @@ def test_paths_with_brackets_are_printed_as_they_are(toy_env, write_suite, store
     run = harness(toy_env, "run", str(path), "--tracking-uri", store, "--report-dir", reports)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "rep[/]y" in " ".join(run.stdout.split()) and "Traceback" not in run.stderr
+
+
+# -- each error carries its exit code ------------------------------------------------------
+
+
+def _exit_of(error: Exception) -> int:
+    """The exit code of ``harness boom`` whose command raises ``error``."""
+    import click
+
+    from harness import cli as cli_module
+
+    @click.command("boom")
+    def boom() -> None:
+        raise error
+
+    cli_module.cli.add_command(boom)
+    try:
+        cli_module.main(["boom"])
+    except SystemExit as exit_:
+        return int(exit_.code)
+    finally:
+        cli_module.cli.commands.pop("boom")
+    return 0
+
+
+@pytest.mark.parametrize(
+    ("error", "code"),
+    [
+        (errors.SuiteError("bad suite"), 2),
+        (errors.PluginError("bad plugin"), 2),
+        (errors.StoreError("no store"), 2),
+        (errors.HarnessError("failed"), 1),
+    ],
+    ids=["suite", "plugin", "store", "other"],
+)
+def test_each_error_exits_with_the_code_it_carries(error, code):
+    """Shown failing with PluginError.exit_code set to 1 (the plugin case exits 1)."""
+    assert error.exit_code == code
+    assert _exit_of(error) == code
