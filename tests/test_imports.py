@@ -83,3 +83,29 @@ def test_with_descriptions_cached_list_imports_no_plugin_and_a_suite_only_its_ow
 def test_the_probe_sees_a_heavy_import():
     """The check itself works: a module that imports matplotlib is caught."""
     assert _heavy_after("import harness.reports.folder\nimport matplotlib") == ["matplotlib"]
+
+
+def _core_packages_after(code: str) -> list[str]:
+    """The core's packages (``harness.store``, ``harness.runs``, ...) in ``sys.modules``
+    after running ``code`` afresh."""
+    probe = (
+        f"{code}\nimport json, sys\n"
+        "print(json.dumps(sorted({'.'.join(m.split('.')[:2]) for m in sys.modules"
+        " if m.startswith('harness.')})))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def test_the_command_at_start_up_imports_no_store_run_suite_or_report_package():
+    """``harness --help`` imports the command's modules, the claims contract and the base
+    modules alone: each package's ``__init__`` imports its public modules, so a top-level
+    import of any ``harness.store`` module from the CLI would pull in the whole store (shown
+    failing with ``from harness.store.current import missing_cells`` at the top of
+    harness/cli/read.py)."""
+    loaded = _core_packages_after("import harness.cli")
+    packages = {"harness.store", "harness.runs", "harness.suites", "harness.reports"}
+    assert packages & set(loaded) == set(), loaded

@@ -25,7 +25,6 @@ from harness.cli.common import (
 )
 from harness.cli.summary import claims_fail, print_verdicts, verdicts_of
 from harness.errors import SuiteError
-from harness.store.current import missing_cells
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -180,6 +179,8 @@ def warn_missing(
     """On stderr: how many of the suite's cells have no result for the current code and
     suite, which the report or export leaves out, told apart
     (:func:`harness.store.current.missing_cells`)."""
+    from harness.store.current import missing_cells  # the store's package: not at start-up
+
     missing, why = missing_cells(tracker, spec.cells, results)
     if missing:
         err_console.print(
@@ -344,6 +345,8 @@ def _current_results(
     else:  # the suite itself (renamed or not): every cell, from each experiment it logs to
         rows = tracker.suite_results(spec, {spec.name: experiment_id})
     ids = {spec.name: experiment_id, "": experiment_id}
+    from harness.store.current import missing_cells
+
     missing, why = missing_cells(tracker, mine, rows, ids)
     problem = ""
     if missing > 0:
