@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection, Iterable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from harness.claims.contract import Claim, core_only
 from harness.claims.hypotheses import ALPHA
@@ -55,11 +57,12 @@ def evaluate_claims(
     limit = claim_timeout() if timeout is None else timeout
     verdicts: dict[type[Claim], Verdict] = {}
     tasks: dict[tuple[str, ...], Table] = {}
+    filled = results.notna().to_numpy() if "task" in results else None
     for family in _families(asked, pool if registered else asked):
         for cls in family:
             key = tuple(cls.tasks())
             if key not in tasks:  # factorized here, once: every claim's child reads it
-                tasks[key] = Table.prepared(_of_task(results, cls))
+                tasks[key] = Table.prepared(_of_task(results, cls, filled))
         calls = [(cls, tasks[tuple(cls.tasks())], cls.name in anytime) for cls in family]
         trusted = [core_only(cls) for cls in family]  # these share a child: only core code
         outcomes = call_isolated_each(_build_and_evaluate, calls, limit, trusted)
@@ -156,11 +159,15 @@ def max_units(cls: type[Claim]) -> int:
     return 4 * max((need.min_seeds for need in cls.requires), default=2)
 
 
-def _of_task(results: pd.DataFrame, cls: type[Claim]) -> pd.DataFrame:
+def _of_task(results: pd.DataFrame, cls: type[Claim], filled: Any = None) -> pd.DataFrame:
     """The rows of ``cls``'s task, without the columns none of them fills (other tasks'
     params and metrics): the table a claim reads is its task's whichever tasks the results
-    hold, as in its plugin's own suite."""
+    hold, as in its plugin's own suite. ``filled``: ``results.notna().to_numpy()``, when
+    known (the columns are chosen before any is copied: the results of all.yaml hold every
+    task's columns)."""
     if "task" not in results:
         return results
-    rows = results[results["task"].isin(cls.tasks())]
-    return rows.loc[:, rows.notna().any().to_numpy()]
+    rows = np.flatnonzero(results["task"].isin(cls.tasks()).to_numpy())
+    if filled is None:
+        filled = results.notna().to_numpy()
+    return results.iloc[rows, np.flatnonzero(filled[rows].any(axis=0))]
