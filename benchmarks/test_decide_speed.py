@@ -40,6 +40,7 @@ def test_one_bookkeeping_step_of_the_main_job(benchmark, full):
         pytest.skip(f"committed evidence out of date: {str(err)[:200]}")
     results = tidy_results(of_cells(pd.concat(frames, ignore_index=True), spec.cells))
     claims, _ = eligible(suite_claims(registry, spec.cells))
+    claims = claims if full else claims[:3]  # make test: a few, to stay working
     every = registered(registry)
     next_seed = max(c.seed for c in spec.cells) + 1
 
