@@ -44,10 +44,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-try:
-    from harness.threads import fork  # a Ctrl-C during the fork is not lost
-except ImportError:  # pragma: no cover - a core without it
-    fork = os.fork
+from harness.threads import fork  # a Ctrl-C during the fork is not lost
 
 __all__ = ["DEFAULT_TIMEOUT", "Isolated", "call_isolated", "call_isolated_each", "claim_timeout"]
 
