@@ -61,7 +61,10 @@ the limit; this is for a server that stopped answering)."""
 SHARED_IMPORTS = ("scipy", "statsmodels", "sklearn", "numpy", "pandas", "pyarrow", "harness")
 """Packages whose modules a call imported the server imports too, once, so that the next
 calls' children start with them (an import made in a child is lost with it; scipy.stats
-costs a second): third-party libraries and the core, never a plugin's or a claim's code."""
+costs a second), and so does the caller once the calls are done, so that the next family's
+server starts with them (the main job's decide look: 29 s with each family importing
+scipy.stats afresh, against 4 s in one process): third-party libraries and the core, never a
+plugin's or a claim's code."""
 
 _HEADER = struct.Struct("!Q")
 _EXIT = os._exit  # the child's own exit, whatever a call's code does to ``os``
@@ -150,6 +153,7 @@ def call_isolated_each(
         finally:
             os.close(read_end)
             _end(pid)
+        _import_shared(stream.imported)  # the next server forks with them: no cold imports
     return out
 
 
@@ -183,7 +187,7 @@ def _serve(function: Callable[..., Any], calls: Sequence[tuple], shared: Sequenc
             batch = calls[first:last]
             for message, imported in _children(function, batch, timeout, write_end, reaper,
                                                checked=not shared[first]):  # fmt: skip
-                _send(write_end, message)
+                _send(write_end, (*message, imported))
                 _import_shared(imported)
             first = last
     finally:
@@ -286,7 +290,7 @@ def _import_shared(names: list[str]) -> None:
     """Import here the modules of :data:`SHARED_IMPORTS` packages a call imported."""
     for name in names:
         if name.split(".")[0] in SHARED_IMPORTS and name not in sys.modules:
-            with contextlib.suppress(BaseException):
+            with contextlib.suppress(Exception):
                 importlib.import_module(name)
 
 
@@ -398,7 +402,7 @@ def _write(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
-def _send(write_end: int, message: tuple[str, Any]) -> None:
+def _send(write_end: int, message: tuple[str, Any, list[str]]) -> None:
     payload = pickle.dumps(message)
     _write(write_end, _HEADER.pack(len(payload)) + payload)
 
@@ -473,6 +477,7 @@ class _Stream:
 
     def __init__(self, read_end: int) -> None:
         self.reader, self.lost = _Reader(read_end), Isolated(False, error="")
+        self.imported: list[str] = []  # modules the calls imported (the server's words)
 
     def receive(self, wait: float, timeout: float, pid: int) -> Isolated | None:
         """The next call's outcome within ``wait`` seconds, or None when the server ended
@@ -486,7 +491,8 @@ class _Stream:
             self.lost = Isolated(False, error=f"the claim's code ended its process"
                                  f" ({_status(pid)}) before returning a verdict")  # fmt: skip
             return None
-        kind, data = pickle.loads(parts[0])  # the server's own message
+        kind, data, imported = pickle.loads(parts[0])  # the server's own message
+        self.imported += imported
         if kind == "error":
             return Isolated(False, error=data)
         try:
