@@ -104,7 +104,13 @@ def test_the_readme_quotes_one_time_per_make_command_and_tallies_from_its_logs()
         assert f"make {command}: {took}" in logs, (command, took)
     tallies = re.findall(r"[\d,]+ ok, \d+ skipped, \d+ failed, \d+ timed out in [\d.]+ s", readme)
     assert tallies and all(t in logs for t in tallies), tallies
-    logged = re.search(r"([\d,]+) ok, (\d+) skipped, (\d+) failed, (\d+) timed out", logs)
-    suite = load_suite(ROOT / "suites" / "smoke.yaml", build_registry())
+    smoke_log = (ROOT / "docs" / "figures" / "make-smoke.log").read_text()
+    logged = re.search(r"([\d,]+) ok, (\d+) skipped, (\d+) failed, (\d+) timed out", smoke_log)
+    registry = build_registry()
+    suite = load_suite(ROOT / "suites" / "smoke.yaml", registry)
     assert sum(int(n.replace(",", "")) for n in logged.groups()) == len(suite.cells)
     assert f"its {len(suite.cells)} cells" in readme
+    run_log = (ROOT / "docs" / "figures" / "make-run.log").read_text()
+    every = len(load_suite(ROOT / "suites" / "all.yaml", registry).cells)
+    assert f"all: {every} cells, 0 already finished" in run_log
+    assert f"the {every:,} cells of `suites/all.yaml`" in readme

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection, Iterable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from harness.claims.contract import Claim, core_only
 from harness.claims.hypotheses import ALPHA
@@ -50,16 +52,18 @@ def evaluate_claims(
         were added by looking: ``harness run --decide``).
     """
     asked = list(dict.fromkeys(claims))
-    _import_statistics()
     pool = list(dict.fromkeys([*registered, *asked]))
     limit = claim_timeout() if timeout is None else timeout
     verdicts: dict[type[Claim], Verdict] = {}
+    families = _families(asked, pool if registered else asked)
+    _import_statistics(cls for family in families for cls in family)
     tasks: dict[tuple[str, ...], Table] = {}
-    for family in _families(asked, pool if registered else asked):
+    filled = results.notna().to_numpy() if "task" in results else None
+    for family in families:
         for cls in family:
             key = tuple(cls.tasks())
             if key not in tasks:  # factorized here, once: every claim's child reads it
-                tasks[key] = Table.prepared(_of_task(results, cls))
+                tasks[key] = Table.prepared(_of_task(results, cls, filled))
         calls = [(cls, tasks[tuple(cls.tasks())], cls.name in anytime) for cls in family]
         trusted = [core_only(cls) for cls in family]  # these share a child: only core code
         outcomes = call_isolated_each(_build_and_evaluate, calls, limit, trusted)
@@ -69,13 +73,20 @@ def evaluate_claims(
     return [verdicts[cls] for cls in asked]
 
 
-def _import_statistics() -> None:
-    """Import, once in this process, what the core's samples import lazily (scipy.special):
-    an import made in a forked child is lost with it. What a claim's own code imports
-    (scipy.stats, statsmodels: a second and more) is imported by the isolation's server
-    after the first claim that needs it (:data:`harness.claims.isolation.SHARED_IMPORTS`),
-    not here for every command."""
-    import scipy.special  # noqa: F401
+def _import_statistics(claims: Iterable[type[Claim]]) -> None:
+    """Import, once in this process, what statistics import lazily: an import made in a
+    forked child is lost with it. The core's samples need scipy.special; a claim of the
+    first contract (its own statistic, usually harness.stats) scipy.stats and statsmodels,
+    which take a second or more to import (8 such claims took 21.7 s isolated without this,
+    1.4 s in process), so they are imported only when such a claim is evaluated. What
+    other claim code imports is imported by the isolation's server after the first claim
+    that needs it (:data:`harness.claims.isolation.SHARED_IMPORTS`)."""
+    import scipy.special
+
+    if any(not cls.declared() for cls in claims):
+        import scipy.stats  # noqa: F401
+        import statsmodels.stats.multitest
+        import statsmodels.stats.proportion  # noqa: F401
 
 
 def _families(asked: list[type[Claim]], pool: list[type[Claim]]) -> list[list[type[Claim]]]:
@@ -156,11 +167,15 @@ def max_units(cls: type[Claim]) -> int:
     return 4 * max((need.min_seeds for need in cls.requires), default=2)
 
 
-def _of_task(results: pd.DataFrame, cls: type[Claim]) -> pd.DataFrame:
+def _of_task(results: pd.DataFrame, cls: type[Claim], filled: Any = None) -> pd.DataFrame:
     """The rows of ``cls``'s task, without the columns none of them fills (other tasks'
     params and metrics): the table a claim reads is its task's whichever tasks the results
-    hold, as in its plugin's own suite."""
+    hold, as in its plugin's own suite. ``filled``: ``results.notna().to_numpy()``, when
+    known (the columns are chosen before any is copied: the results of all.yaml hold every
+    task's columns)."""
     if "task" not in results:
         return results
-    rows = results[results["task"].isin(cls.tasks())]
-    return rows.loc[:, rows.notna().any().to_numpy()]
+    rows = np.flatnonzero(results["task"].isin(cls.tasks()).to_numpy())
+    if filled is None:
+        filled = results.notna().to_numpy()
+    return results.iloc[rows, np.flatnonzero(filled[rows].any(axis=0))]

@@ -20,9 +20,11 @@ the harness if the code ran in its process); a forked copy that goes on never an
 Where ``fork`` is missing (or ``HARNESS_CLAIM_ISOLATION=0``) the call runs in this
 process, with no time limit.
 
-Measured (benchmarks/test_claims_speed.py): a child per call adds about 2 ms of fork to a
-claim; the server freezes its garbage collector's objects (``gc.freeze``) so that a child
-copies few of its pages.
+A fork of a 130 MB harness process and its exit cost about 8 ms of CPU (2 cores at load
+8), more than a declared claim's evaluation: consecutive calls marked ``trusted`` (claims
+made of the core's parts alone, :func:`harness.claims.contract.core_only`) share a child,
+and the server freezes its garbage collector's objects (``gc.freeze``) so that a child
+copies fewer of its pages (benchmarks/test_claims_speed.py).
 """
 
 from __future__ import annotations
@@ -42,10 +44,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-try:
-    from harness.threads import fork  # a Ctrl-C during the fork is not lost
-except ImportError:  # pragma: no cover - a core without it
-    fork = os.fork
+from harness.threads import fork  # a Ctrl-C during the fork is not lost
 
 __all__ = ["DEFAULT_TIMEOUT", "Isolated", "call_isolated", "call_isolated_each", "claim_timeout"]
 
@@ -62,7 +61,10 @@ the limit; this is for a server that stopped answering)."""
 SHARED_IMPORTS = ("scipy", "statsmodels", "sklearn", "numpy", "pandas", "pyarrow", "harness")
 """Packages whose modules a call imported the server imports too, once, so that the next
 calls' children start with them (an import made in a child is lost with it; scipy.stats
-costs a second): third-party libraries and the core, never a plugin's or a claim's code."""
+costs a second), and so does the caller once the calls are done, so that the next family's
+server starts with them (the main job's decide look: 29 s with each family importing
+scipy.stats afresh, against 4 s in one process): third-party libraries and the core, never a
+plugin's or a claim's code."""
 
 _HEADER = struct.Struct("!Q")
 _EXIT = os._exit  # the child's own exit, whatever a call's code does to ``os``
@@ -151,6 +153,7 @@ def call_isolated_each(
         finally:
             os.close(read_end)
             _end(pid)
+        _import_shared(stream.imported)  # the next server forks with them: no cold imports
     return out
 
 
@@ -184,7 +187,7 @@ def _serve(function: Callable[..., Any], calls: Sequence[tuple], shared: Sequenc
             batch = calls[first:last]
             for message, imported in _children(function, batch, timeout, write_end, reaper,
                                                checked=not shared[first]):  # fmt: skip
-                _send(write_end, message)
+                _send(write_end, (*message, imported))
                 _import_shared(imported)
             first = last
     finally:
@@ -245,12 +248,9 @@ def _failure(error: str, timeout: float, pid: int) -> str:
 def _cleanup(pid: int, reaper: bool) -> int:
     """Kill the child ``pid`` and, as subreaper, every process below this one; reap them.
     How many processes besides the child were running (what its calls left)."""
-    if reaper:  # every process below this one: the child, what it started, what left
-        left = _kill_descendants(pid)
-    else:  # the child alone (what it forked and left running is its fault, found there)
-        left = 0
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(pid, signal.SIGKILL)
+    left = _kill_descendants(pid) if reaper else 0  # the child, what it started, what left
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.kill(pid, signal.SIGKILL)  # the child itself, whatever /proc said
     with contextlib.suppress(ChildProcessError):
         os.waitpid(pid, 0)
     return left
@@ -290,7 +290,7 @@ def _import_shared(names: list[str]) -> None:
     """Import here the modules of :data:`SHARED_IMPORTS` packages a call imported."""
     for name in names:
         if name.split(".")[0] in SHARED_IMPORTS and name not in sys.modules:
-            with contextlib.suppress(BaseException):
+            with contextlib.suppress(Exception):
                 importlib.import_module(name)
 
 
@@ -302,7 +302,8 @@ def _become_subreaper() -> bool:
         import ctypes
 
         libc = ctypes.CDLL(None, use_errno=True)
-        return libc.prctl(_SUBREAPER, 1, 0, 0, 0) == 0 and os.path.isdir("/proc/self/task")
+        listed = os.path.exists(f"/proc/{os.getpid()}/task/{os.getpid()}/children")
+        return listed and libc.prctl(_SUBREAPER, 1, 0, 0, 0) == 0  # and its children listed
     except (OSError, AttributeError):
         return False
 
@@ -401,7 +402,7 @@ def _write(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
-def _send(write_end: int, message: tuple[str, Any]) -> None:
+def _send(write_end: int, message: tuple[str, Any, list[str]]) -> None:
     payload = pickle.dumps(message)
     _write(write_end, _HEADER.pack(len(payload)) + payload)
 
@@ -476,6 +477,7 @@ class _Stream:
 
     def __init__(self, read_end: int) -> None:
         self.reader, self.lost = _Reader(read_end), Isolated(False, error="")
+        self.imported: list[str] = []  # modules the calls imported (the server's words)
 
     def receive(self, wait: float, timeout: float, pid: int) -> Isolated | None:
         """The next call's outcome within ``wait`` seconds, or None when the server ended
@@ -489,7 +491,8 @@ class _Stream:
             self.lost = Isolated(False, error=f"the claim's code ended its process"
                                  f" ({_status(pid)}) before returning a verdict")  # fmt: skip
             return None
-        kind, data = pickle.loads(parts[0])  # the server's own message
+        kind, data, imported = pickle.loads(parts[0])  # the server's own message
+        self.imported += imported
         if kind == "error":
             return Isolated(False, error=data)
         try:

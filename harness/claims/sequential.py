@@ -23,6 +23,7 @@ margin), so hypotheses and Holm take them as they take fixed-n p-values.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -88,10 +89,10 @@ class SequenceSample:
         return math.exp(value) if self.scale == "log" else value
 
     def _radius(self, alpha: float) -> float:
-        from scipy import stats
+        from scipy.special import stdtrit  # the t quantile (what scipy.stats.t.ppf calls)
 
         rho = mixture_rho(self.target_n, alpha)
-        t = float(stats.t.ppf(1 - alpha, self.n - 1)) / math.sqrt(self.n)
+        t = float(stdtrit(self.n - 1, 1 - alpha)) / math.sqrt(self.n)
         return max(_mixture_radius(self.n, alpha, rho), t) * self.sd
 
     def bounds(self, alpha: float) -> tuple[float, float]:
@@ -107,11 +108,13 @@ class SequenceSample:
             return 1.0
         m = self._to(margin)
         low_a, high_a = 1e-12, 1.0
+        if self.kind == "rate":
 
-        def excluded(alpha: float) -> bool:
-            low, high = self.bounds(alpha)
-            return low > m if above else high < m
-
+            def excluded(alpha: float) -> bool:
+                low, high = _rate_bounds(self.successes, self.n, alpha)
+                return low > m if above else high < m
+        else:
+            excluded = self._mean_excluded(m, above)
         if not excluded(high_a - 1e-12):
             return 1.0
         if excluded(low_a):
@@ -123,6 +126,21 @@ class SequenceSample:
             else:
                 low_a = mid
         return high_a
+
+    def _mean_excluded(self, m: float, above: bool) -> Any:
+        """``alpha -> whether the mean's sequence at alpha lies strictly on one side of m``.
+        Its radius is the larger of the mixture's and the t interval's, so it does when both
+        do: the t side once alpha passes the t test's p (closed form, computed once), the
+        mixture's from its closed-form radius (no t quantile per step of the bisection)."""
+        d = self.center - m if above else m - self.center
+        p_t = _t_p(d, self.sd, self.n)
+
+        def excluded(alpha: float) -> bool:
+            if not alpha > p_t:
+                return False
+            return d > _mixture_radius(self.n, alpha, mixture_rho(self.target_n, alpha)) * self.sd
+
+        return excluded
 
     def p_greater(self, margin: float) -> float:
         return self._p(margin, above=True)
@@ -195,6 +213,17 @@ def rate_sequence(successes: int, n: int, test: str = "") -> SequenceSample:
                           float(n), kind="rate", successes=successes)  # fmt: skip
 
 
+def _t_p(distance: float, sd: float, n: int) -> float:
+    """The one-sided t test's p of an estimate ``distance`` beyond the margin (0 with no
+    spread and a positive distance, 1 with none)."""
+    from scipy.special import stdtr
+
+    if sd <= 0:
+        return 0.0 if distance > 0 else 1.0
+    return float(stdtr(n - 1, -distance * math.sqrt(n) / sd))
+
+
+@functools.lru_cache(maxsize=65536)  # a control's draws and Holm ask the same counts again
 def _rate_bounds(successes: int, n: int, alpha: float) -> tuple[float, float]:
     """``{p : M_n(p) < 1 / alpha}`` for the Beta(1/2, 1/2) mixture martingale
     ``M_n(p) = B(1/2 + S, 1/2 + n - S) / B(1/2, 1/2) / (p^S (1 - p)^(n - S))`` (Ville's

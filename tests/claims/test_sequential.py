@@ -123,3 +123,24 @@ def test_a_rate_sequence_holds_its_own_estimate(successes, n):
     s = rate_sequence(successes, n)
     low, high = s.interval(0.95)
     assert low <= s.estimate <= high
+
+
+@pytest.mark.parametrize("n", [3, 5, 12, 30])
+def test_the_anytime_p_value_is_the_level_where_the_sequence_leaves_the_margin(n):
+    """The p-value (the t side in closed form, the mixture's by bisection) is the smallest
+    alpha whose bounds exclude the margin, found here by bisection on the bounds themselves
+    (dropping the t side, which binds at small n, fails this)."""
+    values = np.random.default_rng(n).normal(0.5, 1.0, n)
+    s = mean_sequence(values, target_n=40)
+
+    def by_bounds(margin):
+        low_a, high_a = 1e-12, 1.0 - 1e-12
+        if not s.bounds(high_a)[0] > margin:
+            return 1.0
+        for _ in range(80):
+            mid = math.sqrt(low_a * high_a)
+            low_a, high_a = (low_a, mid) if s.bounds(mid)[0] > margin else (mid, high_a)
+        return high_a
+
+    for margin in (values.mean() - 2.0, values.mean() - 0.8, values.mean() - 0.3):
+        assert s.p_greater(margin) == pytest.approx(by_bounds(margin), rel=1e-4)
