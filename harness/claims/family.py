@@ -76,7 +76,7 @@ def evaluate_claims(
 def _import_statistics(claims: Iterable[type[Claim]]) -> None:
     """Import, once in this process, what statistics import lazily: an import made in a
     forked child is lost with it. The core's samples need scipy.special; a claim of the
-    first contract (its own statistic, usually harness.stats) scipy.stats and statsmodels,
+    first contract (its own statistic, usually harness.claims.stats) scipy.stats and statsmodels,
     which take a second or more to import (8 such claims took 21.7 s isolated without this,
     1.4 s in process), so they are imported only when such a claim is evaluated. What
     other claim code imports is imported by the isolation's server after the first claim
