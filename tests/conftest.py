@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import sqlite3
+import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -67,3 +68,65 @@ def toy_env(tmp_path, monkeypatch):
     """Environment for a subprocess in which only the toy plugin is installed (a fake
     ``.dist-info`` with its entry point on PYTHONPATH)."""
     return toy_environment(tmp_path / "site")
+
+
+TOY_CLAIMS_SUITE = """
+name: toy-claims
+description: "A toy suite"
+seeds: [0, 1, 2, 3, 4, 5]
+runs:
+  - task: toy
+    datasets: [{name: noise, params: {n: 40}}]
+    methods:
+      - {name: mean, grid: {shift: [0.0, 1.0]}}
+      - {name: mean, params: {kind: noisy}}
+    metrics: [abs-error]
+"""
+
+
+@pytest.fixture(scope="session")
+def toy_claims_run(tmp_path_factory, _empty_store):
+    """TOY_CLAIMS_SUITE run once for the session, in this process: ``(suite path, store URI)``;
+    the modules that read it (cli/test_plan, test_read, test_summary, reports/test_aggregates)
+    share it, as they did when they were one module."""
+    from harness import cli
+
+    folder = tmp_path_factory.mktemp("claims-run")
+    shutil.copy(_empty_store, folder / "mlflow.db")
+    (folder / "suite.yaml").write_text(TOY_CLAIMS_SUITE)
+    store = f"sqlite:///{folder}/mlflow.db"
+    registry = build_registry({"toy": toy_plugin}, entry_points=False)
+    args = ["run", str(folder / "suite.yaml"), "-j", "0", "--tracking-uri", store]
+    try:
+        cli.main([*args, "--report-dir", str(folder / "reports")], registry=registry)
+    except SystemExit as exc:
+        assert exc.code == 0
+    return str(folder / "suite.yaml"), store
+
+
+HARNESS = str(Path(sys.executable).with_name("harness"))
+
+DAILY_SUITE = """
+name: daily
+seeds: [0, 1, 2]
+runs:
+  - task: toy
+    datasets: [{name: noise, grid: {n: [3, 30]}}]
+    methods: [mean, {name: mean, params: {shift: 5.0}}, boom, skipper]
+    metrics: [abs-error, stats, never]
+"""
+
+
+@pytest.fixture(scope="session")
+def daily_run(tmp_path_factory, _empty_store):
+    """One real `harness run` of DAILY_SUITE for the session (cli/test_read and test_summary read
+    its outputs)."""
+    tmp = tmp_path_factory.mktemp("daily")
+    shutil.copy(_empty_store, tmp / "mlflow.db")
+    store = f"sqlite:///{tmp}/mlflow.db"
+    env = toy_environment(tmp / "site")
+    suite = tmp / "daily.yaml"
+    suite.write_text(textwrap.dedent(DAILY_SUITE))
+    cmd = [HARNESS, "run", str(suite), "--tracking-uri", store, "--report-dir", str(tmp)]
+    run = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+    return {"run": run, "tmp": tmp, "store": store, "env": env, "suite": suite}

@@ -3,14 +3,10 @@ cells of each task; ``-v`` lists every cell."""
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
-import toy_plugin
 from fake_plugins import harness
 
 from harness import cli
-from harness.plugins.registry import build_registry
 
 MANY = """
 name: many-cells
@@ -36,20 +32,6 @@ def test_dry_run_counts_per_task_and_shows_the_first_cells(toy_env, write_suite,
     assert len([line for line in every.stdout.splitlines() if "│ noise" in line]) == 20
 
 
-SUITE = """
-name: toy-claims
-description: "A toy suite"
-seeds: [0, 1, 2, 3, 4, 5]
-runs:
-  - task: toy
-    datasets: [{name: noise, params: {n: 40}}]
-    methods:
-      - {name: mean, grid: {shift: [0.0, 1.0]}}
-      - {name: mean, params: {kind: noisy}}
-    metrics: [abs-error]
-"""
-
-
 def _call(registry, capsys, *args: str) -> tuple[int, str, str]:
     """``harness ARGS`` in this process: ``(exit code, stdout, stderr)``."""
     code = 0
@@ -62,19 +44,9 @@ def _call(registry, capsys, *args: str) -> tuple[int, str, str]:
 
 
 @pytest.fixture(scope="module")
-def ran(tmp_path_factory, _empty_store):
-    """The toy claims suite run once, in this process: ``(suite path, store URI)``."""
-    folder = tmp_path_factory.mktemp("claims-run")
-    shutil.copy(_empty_store, folder / "mlflow.db")
-    (folder / "suite.yaml").write_text(SUITE)
-    store = f"sqlite:///{folder}/mlflow.db"
-    registry = build_registry({"toy": toy_plugin}, entry_points=False)
-    args = ["run", str(folder / "suite.yaml"), "-j", "0", "--tracking-uri", store]
-    try:
-        cli.main([*args, "--report-dir", str(folder / "reports")], registry=registry)
-    except SystemExit as exc:
-        assert exc.code == 0
-    return str(folder / "suite.yaml"), store
+def ran(toy_claims_run):
+    """The session's run of the toy claims suite: ``(suite path, store URI)``."""
+    return toy_claims_run
 
 
 def test_dry_run_counts_an_added_methods_cells_apart(ran, registry, capsys, monkeypatch):

@@ -8,33 +8,17 @@ import json
 import shutil
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 from types import SimpleNamespace
 
 import pandas as pd
 import pytest
-import toy_plugin
 
 from harness import cli
-from harness.plugins.registry import build_registry
 from harness.runs.executors.local import LocalExecutor
 from harness.runs.runner import run_suite
 from harness.store.tracking import Tracker
 from harness.suites.loading import load_suite
-
-SUITE = """
-name: toy-claims
-description: "A toy suite"
-seeds: [0, 1, 2, 3, 4, 5]
-runs:
-  - task: toy
-    datasets: [{name: noise, params: {n: 40}}]
-    methods:
-      - {name: mean, grid: {shift: [0.0, 1.0]}}
-      - {name: mean, params: {kind: noisy}}
-    metrics: [abs-error]
-"""
 
 
 def _call(registry, capsys, *args: str) -> tuple[int, str, str]:
@@ -49,19 +33,9 @@ def _call(registry, capsys, *args: str) -> tuple[int, str, str]:
 
 
 @pytest.fixture(scope="module")
-def ran(tmp_path_factory, _empty_store):
-    """The toy claims suite run once, in this process: ``(suite path, store URI)``."""
-    folder = tmp_path_factory.mktemp("claims-run")
-    shutil.copy(_empty_store, folder / "mlflow.db")
-    (folder / "suite.yaml").write_text(SUITE)
-    store = f"sqlite:///{folder}/mlflow.db"
-    registry = build_registry({"toy": toy_plugin}, entry_points=False)
-    args = ["run", str(folder / "suite.yaml"), "-j", "0", "--tracking-uri", store]
-    try:
-        cli.main([*args, "--report-dir", str(folder / "reports")], registry=registry)
-    except SystemExit as exc:
-        assert exc.code == 0
-    return str(folder / "suite.yaml"), store
+def ran(toy_claims_run):
+    """The session's run of the toy claims suite: ``(suite path, store URI)``."""
+    return toy_claims_run
 
 
 def test_the_csv_export_of_the_cli_is_spreadsheet_safe(ran, registry, capsys, monkeypatch):
@@ -210,33 +184,10 @@ def test_report_of_every_suite_shows_only_current_cells(
 HARNESS = str(Path(sys.executable).with_name("harness"))
 
 
-DAILY_SUITE = """
-name: daily
-seeds: [0, 1, 2]
-runs:
-  - task: toy
-    datasets: [{name: noise, grid: {n: [3, 30]}}]
-    methods: [mean, {name: mean, params: {shift: 5.0}}, boom, skipper]
-    metrics: [abs-error, stats, never]
-"""
-
-
 @pytest.fixture(scope="module")
-def finished(tmp_path_factory, _empty_store):
-    """One real `harness run` of DAILY_SUITE (module-scoped: the tests below read its outputs)."""
-    import shutil
-
-    from fake_plugins import toy_environment
-
-    tmp = tmp_path_factory.mktemp("daily")
-    shutil.copy(_empty_store, tmp / "mlflow.db")
-    store = f"sqlite:///{tmp}/mlflow.db"
-    env = toy_environment(tmp / "site")
-    suite = tmp / "daily.yaml"
-    suite.write_text(textwrap.dedent(DAILY_SUITE))
-    cmd = [HARNESS, "run", str(suite), "--tracking-uri", store, "--report-dir", str(tmp)]
-    run = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
-    return {"run": run, "tmp": tmp, "store": store, "env": env, "suite": suite}
+def finished(daily_run):
+    """The session's `harness run` of the daily suite (tests/conftest.py)."""
+    return daily_run
 
 
 def test_results_export_numbers_status_and_provenance(finished):
@@ -268,7 +219,6 @@ def test_results_export_numbers_status_and_provenance(finished):
 def test_results_and_report_take_the_options_that_shaped_the_run(tmp_path, _empty_store):
     """Cells added by --add-method or --seeds are exported and reported when the same
     options are given; a report of the suite without them shows the suite's own cells."""
-    import shutil
 
     from fake_plugins import toy_environment
 

@@ -3,31 +3,11 @@ report apart from the whole suite's, ``--strict-claims`` with no claim evaluated
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import sys
-import textwrap
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-import toy_plugin
 
 from harness import cli
-from harness.plugins.registry import build_registry
-
-SUITE = """
-name: toy-claims
-description: "A toy suite"
-seeds: [0, 1, 2, 3, 4, 5]
-runs:
-  - task: toy
-    datasets: [{name: noise, params: {n: 40}}]
-    methods:
-      - {name: mean, grid: {shift: [0.0, 1.0]}}
-      - {name: mean, params: {kind: noisy}}
-    metrics: [abs-error]
-"""
 
 
 def _call(registry, capsys, *args: str) -> tuple[int, str, str]:
@@ -42,19 +22,9 @@ def _call(registry, capsys, *args: str) -> tuple[int, str, str]:
 
 
 @pytest.fixture(scope="module")
-def ran(tmp_path_factory, _empty_store):
-    """The toy claims suite run once, in this process: ``(suite path, store URI)``."""
-    folder = tmp_path_factory.mktemp("claims-run")
-    shutil.copy(_empty_store, folder / "mlflow.db")
-    (folder / "suite.yaml").write_text(SUITE)
-    store = f"sqlite:///{folder}/mlflow.db"
-    registry = build_registry({"toy": toy_plugin}, entry_points=False)
-    args = ["run", str(folder / "suite.yaml"), "-j", "0", "--tracking-uri", store]
-    try:
-        cli.main([*args, "--report-dir", str(folder / "reports")], registry=registry)
-    except SystemExit as exc:
-        assert exc.code == 0
-    return str(folder / "suite.yaml"), store
+def ran(toy_claims_run):
+    """The session's run of the toy claims suite: ``(suite path, store URI)``."""
+    return toy_claims_run
 
 
 def test_strict_claims_exits_3_when_a_suites_task_has_no_claim_evaluated(ran, registry, capsys):
@@ -124,36 +94,10 @@ def test_a_partial_runs_report_never_replaces_another_suites(harness, store, tmp
     assert "fragile" not in (tmp_path / "reports" / "daily+method-mean" / "report.md").read_text()
 
 
-HARNESS = str(Path(sys.executable).with_name("harness"))
-
-
-DAILY_SUITE = """
-name: daily
-seeds: [0, 1, 2]
-runs:
-  - task: toy
-    datasets: [{name: noise, grid: {n: [3, 30]}}]
-    methods: [mean, {name: mean, params: {shift: 5.0}}, boom, skipper]
-    metrics: [abs-error, stats, never]
-"""
-
-
 @pytest.fixture(scope="module")
-def finished(tmp_path_factory, _empty_store):
-    """One real `harness run` of DAILY_SUITE (module-scoped: the tests below read its outputs)."""
-    import shutil
-
-    from fake_plugins import toy_environment
-
-    tmp = tmp_path_factory.mktemp("daily")
-    shutil.copy(_empty_store, tmp / "mlflow.db")
-    store = f"sqlite:///{tmp}/mlflow.db"
-    env = toy_environment(tmp / "site")
-    suite = tmp / "daily.yaml"
-    suite.write_text(textwrap.dedent(DAILY_SUITE))
-    cmd = [HARNESS, "run", str(suite), "--tracking-uri", store, "--report-dir", str(tmp)]
-    run = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
-    return {"run": run, "tmp": tmp, "store": store, "env": env, "suite": suite}
+def finished(daily_run):
+    """The session's `harness run` of the daily suite (tests/conftest.py)."""
+    return daily_run
 
 
 def test_the_run_ends_with_one_tally_line(finished):

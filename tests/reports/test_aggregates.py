@@ -3,27 +3,10 @@ was."""
 
 from __future__ import annotations
 
-import shutil
-
 import pandas as pd
 import pytest
-import toy_plugin
 
 from harness import cli
-from harness.plugins.registry import build_registry
-
-SUITE = """
-name: toy-claims
-description: "A toy suite"
-seeds: [0, 1, 2, 3, 4, 5]
-runs:
-  - task: toy
-    datasets: [{name: noise, params: {n: 40}}]
-    methods:
-      - {name: mean, grid: {shift: [0.0, 1.0]}}
-      - {name: mean, params: {kind: noisy}}
-    metrics: [abs-error]
-"""
 
 
 def _call(registry, capsys, *args: str) -> tuple[int, str, str]:
@@ -38,19 +21,9 @@ def _call(registry, capsys, *args: str) -> tuple[int, str, str]:
 
 
 @pytest.fixture(scope="module")
-def ran(tmp_path_factory, _empty_store):
-    """The toy claims suite run once, in this process: ``(suite path, store URI)``."""
-    folder = tmp_path_factory.mktemp("claims-run")
-    shutil.copy(_empty_store, folder / "mlflow.db")
-    (folder / "suite.yaml").write_text(SUITE)
-    store = f"sqlite:///{folder}/mlflow.db"
-    registry = build_registry({"toy": toy_plugin}, entry_points=False)
-    args = ["run", str(folder / "suite.yaml"), "-j", "0", "--tracking-uri", store]
-    try:
-        cli.main([*args, "--report-dir", str(folder / "reports")], registry=registry)
-    except SystemExit as exc:
-        assert exc.code == 0
-    return str(folder / "suite.yaml"), store
+def ran(toy_claims_run):
+    """The session's run of the toy claims suite: ``(suite path, store URI)``."""
+    return toy_claims_run
 
 
 def test_csv_export_neutralises_formula_cells_and_reads_them_back_as_they_were(
