@@ -237,9 +237,10 @@ def count_line(verdicts: Sequence[Verdict]) -> str:
     return f"{line} (+ {apart} exploratory)" if apart else line
 
 
-HEADER = ["paper", "claim", "verdict", "estimate [95% CI]", "tested against", "n",
+HEADER = ["paper", "claim", "verdict", "estimate [95% CI]", "tested against", "units",
           "p (Holm)", "MDE", "control", "rivals", "why"]  # fmt: skip
-"""The verdict table's columns; ``tested against`` is the values the claim allows."""
+"""The verdict table's columns; ``tested against`` is the values the claim allows, ``units``
+the units the verdict rests on (where a decide pass stopped, for a claim it gave seeds)."""
 
 WHY = HEADER.index("why")
 
@@ -285,7 +286,8 @@ def legend(verdicts: Sequence[Verdict]) -> str:
     return (
         f"estimate [95% CI]: the statistic and its interval{level}; tested against: the"
         " values the claim allows (a one-sided test at 0.025 of the margin, or equivalence"
-        " within the band); p (Holm): the test's p-value and Holm's adjustment within the"
+        " within the band); units: the units the verdict rests on; p (Holm): the test's"
+        " p-value and Holm's adjustment within the"
         " claim's paper, which must be below the claim's level; MDE: the smallest effect its"
         " units detect (power 0.8); control and rivals must come out not-reproduced for the"
         " claim to be reproduced."

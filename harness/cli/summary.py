@@ -135,7 +135,7 @@ def print_verdicts(verdicts: list[Verdict], fmt: str = "table") -> None:
                   title_justify="left", box=box.SIMPLE_HEAD, width=width,
                   padding=0)  # fmt: skip
     for i, name in enumerate(HEADER[1:] if widths else HEADER[1:-1]):
-        table.add_column(name, overflow="fold", no_wrap=name in ("verdict", "n"),
+        table.add_column(name, overflow="fold", no_wrap=name in ("verdict", "units"),
                          width=widths[i] if widths else None)  # fmt: skip
     paper = None
     for v, row in rows:

@@ -100,6 +100,11 @@ def test_a_claims_verdict_after_deciding_reads_the_seeds_the_pass_added(tmp_path
     saved = tmp_path / "reports" / "toy-decide+claim-shift-rival-noise" / "claims.json"
     (verdict,) = [v for v in json.loads(saved.read_text()) if v["claim"] == "shift-rival-noise"]
     assert verdict["estimate"]["n"] == verdict["trajectory"][-1][0] > 5
+    table = (saved.parent / "report.md").read_text()  # the verdict table: units at stopping
+    header = next(line for line in table.splitlines() if "| claim |" in line)
+    row = next(line for line in table.splitlines() if "| shift-rival-noise |" in line)
+    cells = dict(zip(header.split("|"), row.split("|"), strict=True))
+    assert cells[" units "].strip() == str(verdict["trajectory"][-1][0])
 
 
 def test_the_pass_shows_one_bar_and_why_each_claim_continues(decided):
