@@ -13,23 +13,9 @@ from types import SimpleNamespace
 
 import pandas as pd
 import pytest
+from helpers import TWO_SEEDS, call_main, run_tracked
 
 from harness import cli
-from harness.runs.executors.local import LocalExecutor
-from harness.runs.runner import run_suite
-from harness.store.tracking import Tracker
-from harness.suites.loading import load_suite
-
-
-def _call(registry, capsys, *args: str) -> tuple[int, str, str]:
-    """``harness ARGS`` in this process: ``(exit code, stdout, stderr)``."""
-    code = 0
-    try:
-        cli.main(args, registry=registry)
-    except SystemExit as exc:
-        code = exc.code
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +38,7 @@ def test_the_csv_export_of_the_cli_is_spreadsheet_safe(ran, registry, capsys, mo
     tidy = summary.tidy_results
     monkeypatch.setattr(summary, "tidy_results", lambda rows: tidy(rows).assign(task="=toy"))
     monkeypatch.setattr(pd.DataFrame, "to_csv", with_formula)
-    code, _, err = _call(registry, capsys, "results", suite, "--tracking-uri", store)
+    code, _, err = call_main(registry, capsys, "results", suite, "--tracking-uri", store)
     assert code == 0, err
 
 
@@ -62,7 +48,6 @@ RUN = "  - {task: toy, datasets: [{name: noise, params: {n: 4}}], methods: [mean
 @pytest.fixture
 def harness(registry, monkeypatch, capsys, tmp_path):
     """``harness ARGS`` run in ``tmp_path``: its exit code, stdout and stderr."""
-    from harness import cli
 
     monkeypatch.chdir(tmp_path)
 
@@ -132,31 +117,6 @@ def test_report_without_suite_selects_the_cells_of_a_runs_claim(harness, store, 
     assert "--method mean --claim shift-raises-error" in " ".join(text.split())
 
 
-TWO_SEEDS = """
-name: integrity
-seeds: [0, 1]
-runs:
-  - task: toy
-    datasets: [{name: noise, params: {n: 4}}]
-    methods: [mean, fragile]
-    metrics: [abs-error, {name: scaled, params: {scale: SCALE}}]
-"""
-
-
-def _run(registry, path, store, force=False):
-    tracker = Tracker(store)
-    notices: list[str] = []
-    outcome = run_suite(
-        load_suite(path, registry),
-        registry,
-        tracker,
-        executor=LocalExecutor(registry, 1),
-        force=force,
-        listeners=[SimpleNamespace(harness_run_notice=lambda line: notices.append(line))],
-    )
-    return tracker, outcome, notices
-
-
 def test_report_of_every_suite_shows_only_current_cells(
     registry, write_suite, store, tmp_path, capsys
 ):
@@ -165,10 +125,8 @@ def test_report_of_every_suite_shows_only_current_cells(
     seeds (it used to show 8 rows here, half with the old scale)."""
     import pandas as pd
 
-    from harness import cli
-
-    tracker, first, _ = _run(registry, write_suite(TWO_SEEDS.replace("SCALE", "1.0")), store)
-    _run(registry, write_suite(TWO_SEEDS.replace("SCALE", "1000.0")), store)
+    tracker, first, _ = run_tracked(registry, write_suite(TWO_SEEDS.replace("SCALE", "1.0")), store)
+    run_tracked(registry, write_suite(TWO_SEEDS.replace("SCALE", "1000.0")), store)
     capsys.readouterr()
     cli.main(["report", "--tracking-uri", store, "--out", str(tmp_path / "r")], registry=registry)
     printed = capsys.readouterr()

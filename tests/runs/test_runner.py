@@ -2,19 +2,14 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import sys
-import textwrap
-import time
-from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
+from helpers import TWO_SEEDS, run_tracked, start_slow_run, suite_parents
 
 from harness.errors import StoreError
 from harness.runs.cell import execute_cell
 from harness.runs.executors.local import LocalExecutor
-from harness.runs.runner import planned_states, run_suite
+from harness.runs.runner import planned_states
 from harness.store.tracking import Tracker
 from harness.suites.loading import load_suite
 
@@ -152,76 +147,11 @@ def test_ctrl_c_while_logging_a_cell_waits_for_the_cell(monkeypatch):
     signal.signal(signal.SIGINT, previous)
 
 
-HARNESS = str(Path(sys.executable).with_name("harness"))
-
-
-TWO_SEEDS = """
-name: integrity
-seeds: [0, 1]
-runs:
-  - task: toy
-    datasets: [{name: noise, params: {n: 4}}]
-    methods: [mean, fragile]
-    metrics: [abs-error, {name: scaled, params: {scale: SCALE}}]
-"""
-
-
-def _run_tracked(registry, path, store, force=False):
-    tracker = Tracker(store)
-    notices: list[str] = []
-    outcome = run_suite(
-        load_suite(path, registry),
-        registry,
-        tracker,
-        executor=LocalExecutor(registry, 1),
-        force=force,
-        listeners=[SimpleNamespace(harness_run_notice=lambda line: notices.append(line))],
-    )
-    return tracker, outcome, notices
-
-
-SLOW = """
-name: killed
-timeout: 2m
-runs:
-  - task: toy
-    datasets: [{name: noise, params: {n: 3}}]
-    methods: [mean, {name: sleepy, params: {seconds: 60}}]
-    metrics: [abs-error]
-"""
-
-
-def _start(toy_env, tmp_path, store):
-    suite = tmp_path / "killed.yaml"
-    suite.write_text(textwrap.dedent(SLOW))
-    cmd = [HARNESS, "run", str(suite), "--tracking-uri", store, "--report-dir", str(tmp_path)]
-    process = subprocess.Popen(
-        cmd, env=toy_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-    )
-    tracker = Tracker(store)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:  # until the first (mean) cell is logged
-        experiment = tracker.experiment_id("killed")
-        if experiment and tracker.finished_hashes(experiment):
-            return process, tracker, experiment, suite
-        assert process.poll() is None, process.stdout.read()
-        time.sleep(0.3)
-    process.kill()
-    pytest.fail("the first cell was not logged within 120 s")
-
-
-def _parents(tracker, experiment):
-    runs = tracker.client.search_runs([experiment], "tags.`harness.kind` = 'suite'")
-    return [r.info.status for r in runs]
-
-
 def test_adding_a_metric_computes_it(registry, write_suite, store):
-    tracker, first, _ = _run_tracked(
-        registry, write_suite(TWO_SEEDS.replace("SCALE", "1.0")), store
-    )
+    tracker, first, _ = run_tracked(registry, write_suite(TWO_SEEDS.replace("SCALE", "1.0")), store)
     added = TWO_SEEDS.replace("SCALE", "1.0").replace("metrics: [", "metrics: [stats, ")
     suite = load_suite(write_suite(added), registry)
-    _, second, _ = _run_tracked(registry, suite.path, store)
+    _, second, _ = run_tracked(registry, suite.path, store)
     assert second.ran == 4
     rows = tracker.results(first.experiment_id, [c.cell_hash for c in suite.cells])
     assert rows["stats.max"].notna().all() and len(rows) == 4
@@ -236,7 +166,7 @@ def test_dry_run_states_are_what_the_next_run_does(registry, write_suite, store,
     method = {c.cell_hash: c.method for c in suite.cells}
     assert set(planned_states(suite, None).values()) == {"never run with these settings"}
     monkeypatch.setenv("TOY_FRAGILE_FAIL", "1")
-    tracker, _, _ = _run_tracked(registry, path, store)
+    tracker, _, _ = run_tracked(registry, path, store)
     monkeypatch.delenv("TOY_FRAGILE_FAIL")
     states = planned_states(suite, tracker)
     assert {method[h]: s for h, s in states.items()} == {
@@ -244,7 +174,7 @@ def test_dry_run_states_are_what_the_next_run_does(registry, write_suite, store,
         "fragile": "last run failed",
     }
     assert set(planned_states(suite, tracker, force=True).values()) == {"--force"}
-    _, second, _ = _run_tracked(registry, path, store)
+    _, second, _ = run_tracked(registry, path, store)
     assert second.ran == sum(s != "done" for s in states.values()) == 2
     assert set(planned_states(suite, tracker).values()) == {"done"}
     rescaled = load_suite(write_suite(TWO_SEEDS.replace("SCALE", "2.0")), registry)
@@ -261,19 +191,19 @@ def test_dry_run_states_are_what_the_next_run_does(registry, write_suite, store,
 
 
 def test_sigterm_is_handled_like_ctrl_c(toy_env, tmp_path, store):
-    process, tracker, experiment, _ = _start(toy_env, tmp_path, store)
+    process, tracker, experiment, _ = start_slow_run(toy_env, tmp_path, store)
     process.send_signal(signal.SIGTERM)
     out, _ = process.communicate(timeout=60)
     assert process.returncode == 143, out  # before the fix: -15, the parent left RUNNING
     assert "finished cells are kept" in out
-    assert _parents(tracker, experiment) == ["KILLED"]
+    assert suite_parents(tracker, experiment) == ["KILLED"]
     assert len(tracker.finished_hashes(experiment)) == 1
 
 
 def test_new_settings_next_to_done_cells_say_why_they_run(registry, write_suite, store):
     """A changed setting (here one more seed) runs only the new cells, and says so."""
-    _run_tracked(registry, write_suite(TWO_SEEDS.replace("SCALE", "1.0")), store)
+    run_tracked(registry, write_suite(TWO_SEEDS.replace("SCALE", "1.0")), store)
     more = TWO_SEEDS.replace("SCALE", "1.0").replace("seeds: [0, 1]", "seeds: [0, 1, 2]")
-    _, outcome, notices = _run_tracked(registry, write_suite(more), store)
+    _, outcome, notices = run_tracked(registry, write_suite(more), store)
     assert outcome.ran == 2
     assert "Cells to run: 2 cell(s): never run with these settings" in notices

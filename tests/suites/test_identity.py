@@ -5,45 +5,13 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import textwrap
 from pathlib import Path
-from types import SimpleNamespace
 
 from fake_plugins import install_fake_plugin
+from helpers import HARNESS, TWO_SEEDS, run_tracked
 
-from harness.runs.executors.local import LocalExecutor
-from harness.runs.runner import run_suite
-from harness.store.tracking import Tracker
 from harness.suites.loading import load_suite
-
-HARNESS = str(Path(sys.executable).with_name("harness"))
-
-
-SUITE = """
-name: integrity
-seeds: [0, 1]
-runs:
-  - task: toy
-    datasets: [{name: noise, params: {n: 4}}]
-    methods: [mean, fragile]
-    metrics: [abs-error, {name: scaled, params: {scale: SCALE}}]
-"""
-
-
-def _run(registry, path, store, force=False):
-    tracker = Tracker(store)
-    notices: list[str] = []
-    outcome = run_suite(
-        load_suite(path, registry),
-        registry,
-        tracker,
-        executor=LocalExecutor(registry, 1),
-        force=force,
-        listeners=[SimpleNamespace(harness_run_notice=lambda line: notices.append(line))],
-    )
-    return tracker, outcome, notices
-
 
 EXTRA = '''
 """A second toy plugin: one method for the toy task (its code is edited by the test)."""
@@ -70,9 +38,9 @@ def harness_methods():
 
 
 def test_changing_a_metric_param_reruns_the_cells_and_recomputes_it(registry, write_suite, store):
-    tracker, first, _ = _run(registry, write_suite(SUITE.replace("SCALE", "1.0")), store)
-    path = write_suite(SUITE.replace("SCALE", "1000.0"))
-    tracker, second, notices = _run(registry, path, store)
+    tracker, first, _ = run_tracked(registry, write_suite(TWO_SEEDS.replace("SCALE", "1.0")), store)
+    path = write_suite(TWO_SEEDS.replace("SCALE", "1000.0"))
+    tracker, second, notices = run_tracked(registry, path, store)
     assert second.ran == first.ran == 4  # before the fix: 0 ran, the old values stayed
     assert any("4 cell(s): metrics changed" in line for line in notices)
     suite = load_suite(path, registry)
