@@ -42,6 +42,7 @@ __all__ = [
     "Sources",
     "cache_dir",
     "claim_references",
+    "claim_selects",
     "core_digest",
     "describe_class",
     "param_facts",
@@ -337,16 +338,26 @@ def claim_references(claim: Any) -> list[tuple[str, str, str]]:
     (``requires[i].dataset``, ``requires[i].methods``), ``subject``, ``rivals[i].method``
     and every :class:`~harness.claims.Select` of its ``kind`` and ``control``
     (``kind.baseline``, ``control.source``)."""
-    import dataclasses
-
-    from harness.claims import Select
-
     named: list[tuple[str, str, Any]] = []
     for i, need in enumerate(getattr(claim, "requires", ()) or ()):
         named.append((f"requires[{i}].dataset", "dataset", need.dataset))
         named += [(f"requires[{i}].methods", "method", m) for m in need.methods]
     named.append(("subject", "method", claim.subject_method()))
     named += [(f"rivals[{i}].method", "method", r.method) for i, r in enumerate(claim.rivals)]
+    for where, select in claim_selects(claim):
+        named.append((where, "method", select.method))
+        named.append((f"{where}.dataset", "dataset", select.dataset))
+    return [(where, kind, name) for where, kind, name in named if name is not None]
+
+
+def claim_selects(claim: Any) -> list[tuple[str, Any]]:
+    """Each ``(field, select)`` of a :class:`~harness.claims.Select` in the fields of
+    ``claim``'s ``kind`` and ``control`` (``kind.baseline``, ``control.source``)."""
+    import dataclasses
+
+    from harness.claims import Select
+
+    found: list[tuple[str, Any]] = []
     for part in ("kind", "control"):
         value = getattr(claim, part, None)
         if not dataclasses.is_dataclass(value) or isinstance(value, type):
@@ -354,6 +365,5 @@ def claim_references(claim: Any) -> list[tuple[str, str, str]]:
         for f in dataclasses.fields(value):
             select = getattr(value, f.name)
             if isinstance(select, Select):
-                named.append((f"{part}.{f.name}", "method", select.method))
-                named.append((f"{part}.{f.name}.dataset", "dataset", select.dataset))
-    return [(where, kind, name) for where, kind, name in named if name is not None]
+                found.append((f"{part}.{f.name}", select))
+    return found

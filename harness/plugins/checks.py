@@ -32,6 +32,7 @@ from harness.components import (
     params_fields,
     validate_params,
 )
+from harness.plugins.catalog import claim_selects
 from harness.plugins.metric_values import MetricValueError, NonFiniteMetricError, metric_values
 from harness.plugins.readonly import READ_ONLY_HINT, changed_parts, part_hashes, read_only
 from harness.plugins.registry import Registry, unknown_references
@@ -336,18 +337,11 @@ def _unknown_params(claim: type[Claim], registry: Registry) -> list[str]:
                   for d in datasets]  # fmt: skip
     named += [(f"rivals[{i}].params", "method", r.method, r.params)
               for i, r in enumerate(claim.rivals)]  # fmt: skip
-    for part in ("kind", "control"):
-        value = getattr(claim, part, None)
-        if not dataclasses.is_dataclass(value) or isinstance(value, type):
-            continue
-        for f in dataclasses.fields(value):
-            select = getattr(value, f.name)
-            if isinstance(select, Select):
-                where = f"{part}.{f.name}"
-                named.append((f"{where}.method_params", "method", select.method,
-                              select.method_params))  # fmt: skip
-                named += [(f"{where}.dataset_params", "dataset", d, select.dataset_params)
-                          for d in ([select.dataset] if select.dataset else datasets)]  # fmt: skip
+    for where, select in claim_selects(claim):
+        named.append((f"{where}.method_params", "method", select.method,
+                      select.method_params))  # fmt: skip
+        named += [(f"{where}.dataset_params", "dataset", d, select.dataset_params)
+                  for d in ([select.dataset] if select.dataset else datasets)]  # fmt: skip
     problems = []
     for field_name, kind, name, params in named:
         known = _param_names(registry, kind, claim.tasks(), name)
