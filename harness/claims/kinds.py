@@ -211,6 +211,9 @@ class Rate(Kind):
 
     def sample(self, rows, metric, unit, subject):
         _, values = self._values(rows, metric, unit, subject)
+        missing = int(np.isnan(np.asarray(values, dtype=float)).sum())
+        if missing:  # a unit with no value is neither a hit nor a miss: it is not measured
+            raise ValueError(f"{missing} of {values.size} units have no {metric} value")
         hits = values > self.threshold if self.above else values < self.threshold
         return BinomialSample(int(hits.sum()), int(values.size))
 

@@ -110,3 +110,14 @@ def test_kinds_refuse_what_they_cannot_measure():
         LogLogSlope("dataset.n").sample(_curves(-0.5).query("seed == 0"), "err", "seed", SUBJECT)
     with pytest.raises(ValueError, match="baseline"):
         PairedGain()
+
+
+def test_a_rate_refuses_units_with_no_value():
+    """A unit whose metric is missing (a skipped metric, a blanked export) is not measured: a
+    rate over it is refused, so a rival or control never measured is undecided, never a
+    failure (counting NaN as a miss made an unmeasured rival 'fail' and the claim
+    reproduced: found by a breaker)."""
+    rows = _rows()
+    rows.loc[rows["method"] == "new", "score"] = np.nan
+    with pytest.raises(ValueError, match="6 of 6 units have no score"):
+        Rate(threshold=10.0).sample(rows, "score", "seed", SUBJECT)
