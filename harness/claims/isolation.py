@@ -178,6 +178,8 @@ def _serve(function: Callable[..., Any], calls: Sequence[tuple], shared: Sequenc
             os.dup2(devnull, fd)
         os.close(devnull)
         reaper = _become_subreaper()
+        if reaper:  # the caller's end (its Ctrl-C, a SIGTERM): what the calls left goes too
+            signal.signal(signal.SIGTERM, _ended_by_caller)
         gc.freeze()  # the children copy fewer pages: their collections skip these objects
         first = 0
         while first < len(calls):
@@ -516,10 +518,24 @@ def _status(pid: int) -> str:
 
 
 def _end(pid: int) -> None:
-    """Kill the server's process group (the calls' children, unless they left it) and
-    reap the server; the server kills what its children left at each call's end."""
+    """End the server: SIGTERM first, so that it kills every process below it, those that
+    left with a double fork and ``setsid`` included (:func:`_ended_by_caller`); then kill its
+    process group (the calls' children, unless they left it) and reap it."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + 2.0
+    while not _zombie(pid) and time.monotonic() < deadline:
+        time.sleep(0.002)
     for target in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
         with contextlib.suppress(ProcessLookupError, PermissionError):
             target()
     with contextlib.suppress(ChildProcessError):
         os.waitpid(pid, 0)
+
+
+def _ended_by_caller(signum: int, frame: Any) -> None:
+    """The server's SIGTERM handler: kill every descendant (as subreaper it has them all),
+    then exit."""
+    with contextlib.suppress(BaseException):
+        _kill_descendants(0)
+    _EXIT(128 + signum)

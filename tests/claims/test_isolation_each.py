@@ -185,3 +185,37 @@ def test_what_a_call_imports_of_a_library_the_next_child_has():
     assert "scipy.odr" in sys.modules
     (third,) = call_isolated_each(lambda f: f(), [(_imports_odr,)], 30.0)
     assert third.value is True
+
+
+_INTERRUPTED = """
+import os, subprocess, sys, time
+from harness.claims.isolation import call_isolated_each
+
+def escapes(marker):
+    line = f"setsid sleep 300 & echo $! > {marker}.tmp; mv {marker}.tmp {marker}"
+    subprocess.Popen(["/bin/sh", "-c", line], stdout=subprocess.DEVNULL).wait()
+    time.sleep(300)
+
+call_isolated_each(escapes, [(sys.argv[1],)], timeout=120.0)
+"""
+
+
+@needs_setsid
+def test_a_caller_interrupted_mid_call_leaves_no_setsid_process(tmp_path):
+    """Ctrl-C in the caller while a call runs: the server kills what the call left, those
+    that left with setsid too (before, the sleeper outlived the harness: found by a breaker)."""
+    marker = tmp_path / "sleeper"
+    caller = subprocess.Popen([sys.executable, "-c", _INTERRUPTED, str(marker)])
+    deadline = time.monotonic() + 60
+    while not marker.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    sleeper = int(marker.read_text())
+    caller.send_signal(signal.SIGINT)
+    caller.wait(timeout=30)
+    deadline = time.monotonic() + 5
+    while _alive(sleeper) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    alive = _alive(sleeper)
+    if alive:
+        os.kill(sleeper, signal.SIGKILL)
+    assert not alive, f"the sleeper {sleeper} outlived its interrupted caller"
