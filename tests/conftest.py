@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -16,6 +17,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 import toy_plugin
 from fake_plugins import toy_environment
+from helpers import HARNESS, TOY_CLAIMS_SUITE
 
 from harness.plugins.registry import build_registry
 
@@ -30,6 +32,46 @@ def _plugin_cache(tmp_path_factory):
 @pytest.fixture
 def registry():
     return build_registry({"toy": toy_plugin}, entry_points=False)
+
+
+@pytest.fixture
+def harness_main(registry, monkeypatch, capsys):
+    """``harness ARGS`` through ``cli.main()`` in this process, with the toy registry:
+    ``(exit code, stdout, stderr)``; an exception that escapes main() is returned as the
+    code (a traceback, where the contract promises an exit code)."""
+    from harness import cli
+
+    def call(*args: str) -> tuple[object, str, str]:
+        code: object = 0
+        try:
+            cli.main(args, registry=registry)
+        except SystemExit as exc:
+            code = exc.code
+        except Exception as exc:  # what the test reports
+            code = exc
+        captured = capsys.readouterr()
+        return code, captured.out, captured.err
+
+    return call
+
+
+@pytest.fixture
+def harness(registry, monkeypatch, capsys, tmp_path):
+    """``harness ARGS`` run in ``tmp_path``: its exit code, stdout and stderr."""
+    from harness import cli
+
+    monkeypatch.chdir(tmp_path)
+
+    def call(*args: str) -> SimpleNamespace:
+        code = 0
+        try:
+            cli.main([*args, *(["-j", "0"] if args[0] == "run" else [])], registry=registry)
+        except SystemExit as exc:
+            code = exc.code
+        out, err = capsys.readouterr()
+        return SimpleNamespace(returncode=code, stdout=out, stderr=err)
+
+    return call
 
 
 @pytest.fixture
@@ -70,25 +112,11 @@ def toy_env(tmp_path, monkeypatch):
     return toy_environment(tmp_path / "site")
 
 
-TOY_CLAIMS_SUITE = """
-name: toy-claims
-description: "A toy suite"
-seeds: [0, 1, 2, 3, 4, 5]
-runs:
-  - task: toy
-    datasets: [{name: noise, params: {n: 40}}]
-    methods:
-      - {name: mean, grid: {shift: [0.0, 1.0]}}
-      - {name: mean, params: {kind: noisy}}
-    metrics: [abs-error]
-"""
-
-
 @pytest.fixture(scope="session")
 def toy_claims_run(tmp_path_factory, _empty_store):
     """TOY_CLAIMS_SUITE run once for the session, in this process: ``(suite path, store URI)``;
-    the modules that read it (cli/test_plan, test_read, test_summary, reports/test_aggregates)
-    share it, as they did when they were one module."""
+    the modules that read it (cli/test_plan, test_read, test_summary, reports/test_aggregates,
+    claims/test_evidence) share it, as they did when they were one module."""
     from harness import cli
 
     folder = tmp_path_factory.mktemp("claims-run")
@@ -104,8 +132,6 @@ def toy_claims_run(tmp_path_factory, _empty_store):
     return str(folder / "suite.yaml"), store
 
 
-HARNESS = str(Path(sys.executable).with_name("harness"))
-
 DAILY_SUITE = """
 name: daily
 seeds: [0, 1, 2]
@@ -119,8 +145,8 @@ runs:
 
 @pytest.fixture(scope="session")
 def daily_run(tmp_path_factory, _empty_store):
-    """One real `harness run` of DAILY_SUITE for the session (cli/test_read and test_summary read
-    its outputs)."""
+    """One real `harness run` of DAILY_SUITE for the session (cli/test_read, cli/test_summary and
+    reports/test_folder read its outputs)."""
     tmp = tmp_path_factory.mktemp("daily")
     shutil.copy(_empty_store, tmp / "mlflow.db")
     store = f"sqlite:///{tmp}/mlflow.db"

@@ -3,9 +3,11 @@ harness modules are imported where used, so importing this module costs nothing.
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -44,6 +46,10 @@ def call_main(registry, capsys, *args: str) -> tuple[int, str, str]:
 RUN = "  - {task: toy, datasets: [noise], methods: [mean]}\n"
 
 SUITE = f"name: s\nruns:\n{RUN}"
+
+FRAGILE_RUN = (
+    "  - {task: toy, datasets: [{name: noise, params: {n: 4}}], methods: [mean, fragile]}\n"
+)
 
 
 def run_args(suite: Path, store: str, reports: Path | str) -> list[str]:
@@ -119,3 +125,51 @@ def suite_parents(tracker, experiment):
     """The statuses of an experiment's suite (parent) runs."""
     runs = tracker.client.search_runs([experiment], "tags.`harness.kind` = 'suite'")
     return [r.info.status for r in runs]
+
+
+def run_within(executor, cells, limit_s=90.0):
+    """``{cell_hash: result}``, every cell with one result, within ``limit_s``."""
+    results: dict = {}
+
+    def keep(cell, result):
+        assert cell.cell_hash not in results, "a cell got two results"
+        results[cell.cell_hash] = result
+
+    thread = threading.Thread(target=executor.run, args=(cells, keep), daemon=True)
+    thread.start()
+    thread.join(limit_s)
+    assert not thread.is_alive(), f"the executor hung; results so far: {results}"
+    assert set(results) == {c.cell_hash for c in cells}, "every cell gets exactly one result"
+    return results
+
+
+#: Headless chromium for a look at the MLflow UI (add ``--user-data-dir``).
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--window-size=1400,900",  # wide enough that the grid renders the metric columns
+    "--virtual-time-budget=20000",
+]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_ui(uri: str, port: int, log) -> subprocess.Popen:
+    """`harness ui` of ``uri`` on ``port`` in a subprocess, its stderr to the open file ``log``."""
+    harness = str(Path(sys.executable).parent / "harness")
+    return subprocess.Popen(
+        [harness, "ui", "--tracking-uri", uri, "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=log,
+        text=True,
+    )

@@ -7,39 +7,9 @@ import os
 import socket
 import string
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
-
-HARNESS = str(Path(sys.executable).with_name("harness"))
-
-
-RUN = "  - {task: toy, datasets: [noise], methods: [mean]}\n"
-
-
-SUITE = f"name: s\nruns:\n{RUN}"
-
-
-@pytest.fixture
-def harness_main(registry, monkeypatch, capsys):
-    """``harness ARGS`` through ``cli.main()`` in this process, with the toy registry:
-    ``(exit code, stdout, stderr)``; an exception that escapes main() is returned as the
-    code (a traceback, where the contract promises an exit code)."""
-    from harness import cli
-
-    def call(*args: str) -> tuple[object, str, str]:
-        code: object = 0
-        try:
-            cli.main(args, registry=registry)
-        except SystemExit as exc:
-            code = exc.code
-        except Exception as exc:  # what the test reports
-            code = exc
-        captured = capsys.readouterr()
-        return code, captured.out, captured.err
-
-    return call
+from helpers import HARNESS, SUITE
 
 
 def _closed_port() -> int:

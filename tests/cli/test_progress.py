@@ -13,31 +13,9 @@ import fault_plugin
 import pytest
 import toy_plugin
 from fake_plugins import install_fake_plugin
+from helpers import HARNESS, RUN
 
 from harness.plugins.registry import build_registry
-
-RUN = "  - {task: toy, datasets: [noise], methods: [mean]}\n"
-
-
-@pytest.fixture
-def harness_main(registry, monkeypatch, capsys):
-    """``harness ARGS`` through ``cli.main()`` in this process, with the toy registry:
-    ``(exit code, stdout, stderr)``; an exception that escapes main() is returned as the
-    code (a traceback, where the contract promises an exit code)."""
-    from harness import cli
-
-    def call(*args: str) -> tuple[object, str, str]:
-        code: object = 0
-        try:
-            cli.main(args, registry=registry)
-        except SystemExit as exc:
-            code = exc.code
-        except Exception as exc:  # what the test reports
-            code = exc
-        captured = capsys.readouterr()
-        return code, captured.out, captured.err
-
-    return call
 
 
 def test_ctrl_c_says_how_many_cells_are_kept_and_how_to_resume(
@@ -126,9 +104,6 @@ def test_the_bar_and_the_progress_lines_show_one_eta_from_each_configurations_co
         if line.startswith("cells 7/8") and (m := re.search(r"eta (\d+\.\d) s", line))
     ]
     assert etas and max(etas) >= 1.5, lines
-
-
-HARNESS = str(Path(sys.executable).with_name("harness"))
 
 
 def test_a_log_file_gets_progress_lines_with_running_cells_and_eta(toy_env, tmp_path, store):

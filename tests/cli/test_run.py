@@ -3,39 +3,7 @@ refused before anything runs."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
-RUN = "  - {task: toy, datasets: [noise], methods: [mean]}\n"
-
-
-SUITE = f"name: s\nruns:\n{RUN}"
-
-
-@pytest.fixture
-def harness_main(registry, monkeypatch, capsys):
-    """``harness ARGS`` through ``cli.main()`` in this process, with the toy registry:
-    ``(exit code, stdout, stderr)``; an exception that escapes main() is returned as the
-    code (a traceback, where the contract promises an exit code)."""
-    from harness import cli
-
-    def call(*args: str) -> tuple[object, str, str]:
-        code: object = 0
-        try:
-            cli.main(args, registry=registry)
-        except SystemExit as exc:
-            code = exc.code
-        except Exception as exc:  # what the test reports
-            code = exc
-        captured = capsys.readouterr()
-        return code, captured.out, captured.err
-
-    return call
-
-
-def _run_args(suite: Path, store: str, reports: Path | str) -> list[str]:
-    return ["run", str(suite), "--tracking-uri", store, "--report-dir", str(reports), "-j", "0"]
+from helpers import SUITE, run_args
 
 
 def test_a_report_dir_that_is_a_dangling_link_is_refused_before_the_first_cell(
@@ -46,7 +14,7 @@ def test_a_report_dir_that_is_a_dangling_link_is_refused_before_the_first_cell(
     suite.write_text(SUITE)
     (tmp_path / "reports").symlink_to(tmp_path / "gone")
     store = tmp_path / "store" / "mlflow.db"
-    code, out, err = harness_main(*_run_args(suite, f"sqlite:///{store}", tmp_path / "reports"))
+    code, out, err = harness_main(*run_args(suite, f"sqlite:///{store}", tmp_path / "reports"))
     assert code == 2, (code, out, err)
     assert "is a link to" in err and "gone, which does not exist" in err
     assert not store.parent.exists() and "cells" not in out
@@ -61,7 +29,7 @@ def test_a_report_dir_whose_suite_entry_is_a_file_is_refused_before_the_first_ce
     (tmp_path / "reports").mkdir()
     (tmp_path / "reports" / "s").write_text("not a folder")
     store = tmp_path / "store" / "mlflow.db"
-    code, out, err = harness_main(*_run_args(suite, f"sqlite:///{store}", tmp_path / "reports"))
+    code, out, err = harness_main(*run_args(suite, f"sqlite:///{store}", tmp_path / "reports"))
     assert code == 2, (code, out, err)
     assert "(the suite's report folder) is a file, not a folder" in err
     assert not store.parent.exists()

@@ -20,6 +20,7 @@ import psutil
 import pytest
 import toy_plugin
 from fake_plugins import install_fake_plugin
+from helpers import SUITE, run_args, run_within
 
 from harness.plugins.registry import build_registry
 from harness.runs import cell as cell_module
@@ -452,37 +453,6 @@ def test_jobs_auto_and_zero_pick_the_executor(faults):
     assert isinstance(make_executor(faults, 2, pdb=True), InProcessExecutor)
 
 
-RUN = "  - {task: toy, datasets: [noise], methods: [mean]}\n"
-
-
-SUITE = f"name: s\nruns:\n{RUN}"
-
-
-@pytest.fixture
-def harness_main(registry, monkeypatch, capsys):
-    """``harness ARGS`` through ``cli.main()`` in this process, with the toy registry:
-    ``(exit code, stdout, stderr)``; an exception that escapes main() is returned as the
-    code (a traceback, where the contract promises an exit code)."""
-    from harness import cli
-
-    def call(*args: str) -> tuple[object, str, str]:
-        code: object = 0
-        try:
-            cli.main(args, registry=registry)
-        except SystemExit as exc:
-            code = exc.code
-        except Exception as exc:  # what the test reports
-            code = exc
-        captured = capsys.readouterr()
-        return code, captured.out, captured.err
-
-    return call
-
-
-def _run_args(suite: Path, store: str, reports: Path | str) -> list[str]:
-    return ["run", str(suite), "--tracking-uri", store, "--report-dir", str(reports), "-j", "0"]
-
-
 @pytest.mark.parametrize(
     ("address", "reason"),
     [
@@ -501,23 +471,11 @@ def test_a_malformed_scheduler_address_is_refused_before_anything_is_written(
     suite = tmp_path / "s.yaml"
     suite.write_text(SUITE)
     store = tmp_path / "store" / "mlflow.db"
-    args = [*_run_args(suite, f"sqlite:///{store}", tmp_path / "r"), "--scheduler", address]
+    args = [*run_args(suite, f"sqlite:///{store}", tmp_path / "r"), "--scheduler", address]
     code, out, err = harness_main(*args)
     assert code == 2, (code, out, err)
     assert f"--scheduler '{address}': not a dask scheduler address ({reason}" in err
     assert not store.parent.exists() and not (tmp_path / "r").exists()
-
-
-FAULT_SUITE = """
-name: faults
-seeds: {seeds}
-timeout: {timeout}
-runs:
-  - task: faults
-    datasets: [draw]
-    methods: [{method}]
-    metrics: [value]
-"""
 
 
 @pytest.fixture(scope="module")
@@ -531,24 +489,8 @@ def single_worker_cluster():
 
 
 def _fault_cells(registry, write_suite, method, seeds=range(4), timeout="30s"):
-    text = FAULT_SUITE.format(seeds=list(seeds), timeout=timeout, method=method)
-    return load_suite(write_suite(text), registry).cells
-
-
-def _run_faults(executor, cells, limit_s=90.0):
-    """``{cell_hash: result}``, every cell with one result, within ``limit_s``."""
-    results: dict = {}
-
-    def keep(cell, result):
-        assert cell.cell_hash not in results, "a cell got two results"
-        results[cell.cell_hash] = result
-
-    thread = threading.Thread(target=executor.run, args=(cells, keep), daemon=True)
-    thread.start()
-    thread.join(limit_s)
-    assert not thread.is_alive(), f"the executor hung; results so far: {results}"
-    assert set(results) == {c.cell_hash for c in cells}, "every cell gets exactly one result"
-    return results
+    """The cells of one fault ``method`` (the FAULTS suite with a 30 s timeout)."""
+    return _cells(registry, write_suite, f"[{method}]", seeds, timeout)
 
 
 def _alive(pid: int) -> bool:
@@ -578,7 +520,7 @@ def test_a_forked_child_that_returns_or_raises_leaves_every_cell_its_own_value(
         if where == "local"
         else DaskExecutor(faults, 1, scheduler=request.getfixturevalue("single_worker_cluster"))
     )
-    results = _run_faults(executor, cells)
+    results = run_within(executor, cells)
     logged = [(results[c.cell_hash].status, results[c.cell_hash].metrics) for c in cells]
     assert logged == [("ok", {"value": float(c.dataset_seed % 1000)}) for c in cells]
 
@@ -618,7 +560,7 @@ def test_the_driver_fails_a_cell_whose_channel_carries_another_process_message(
     monkeypatch.setattr(worker, "_seal", lambda conn: None)
     monkeypatch.setattr(cell_module, "_end_if_forked", lambda pid: None)
     cells = _fault_cells(faults, write_suite, "fork-child")
-    results = _run_faults(LocalExecutor(faults, 1), cells)
+    results = run_within(LocalExecutor(faults, 1), cells)
     for cell in cells:
         result = results[cell.cell_hash]
         assert result.status == "failed" or result.metrics == {
@@ -644,7 +586,7 @@ def test_a_message_of_another_cell_fails_the_running_cell_naming_it(faults, writ
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(worker, "_seal", misaddress)
-        results = _run_faults(executor, cells[:1])
+        results = run_within(executor, cells[:1])
     reason = results[cells[0].cell_hash].reason
     assert results[cells[0].cell_hash].status == "failed"
     assert f"about cell {cells[1].cell_hash[:12]}" in reason and "stray 'done'" in reason
@@ -692,7 +634,7 @@ def test_harness_run_ends_while_a_cells_daemon_would_hold_its_stdout(
     install_fake_plugin(site, "faults", "fault_plugin", source)
     pid_file = tmp_path / "daemons"
     method = f'{{name: daemon, params: {{pid_file: "{pid_file}"}}}}'
-    path = write_suite(FAULT_SUITE.format(seeds=[0], timeout="1m", method=method))
+    path = write_suite(FAULTS.format(seeds=[0], timeout="1m", methods=f"[{method}]"))
     command = [BIN / "harness", "run", path, "--tracking-uri", store, "--report-dir", tmp_path]
     tic = time.monotonic()
     process = subprocess.Popen(

@@ -3,32 +3,8 @@ not a suite is refused unread; an added method joins only runs that keep a metho
 
 from __future__ import annotations
 
-import pytest
-
 from harness.suites.loading import load_suite
 from harness.suites.overrides import Overrides
-
-
-@pytest.fixture
-def harness_main(registry, monkeypatch, capsys):
-    """``harness ARGS`` through ``cli.main()`` in this process, with the toy registry:
-    ``(exit code, stdout, stderr)``; an exception that escapes main() is returned as the
-    code (a traceback, where the contract promises an exit code)."""
-    from harness import cli
-
-    def call(*args: str) -> tuple[object, str, str]:
-        code: object = 0
-        try:
-            cli.main(args, registry=registry)
-        except SystemExit as exc:
-            code = exc.code
-        except Exception as exc:  # what the test reports
-            code = exc
-        captured = capsys.readouterr()
-        return code, captured.out, captured.err
-
-    return call
-
 
 TWO_RUNS = """
 name: two-runs

@@ -3,39 +3,8 @@ large for a timestamp is refused."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-
-RUN = "  - {task: toy, datasets: [noise], methods: [mean]}\n"
-
-
-SUITE = f"name: s\nruns:\n{RUN}"
-
-
-@pytest.fixture
-def harness_main(registry, monkeypatch, capsys):
-    """``harness ARGS`` through ``cli.main()`` in this process, with the toy registry:
-    ``(exit code, stdout, stderr)``; an exception that escapes main() is returned as the
-    code (a traceback, where the contract promises an exit code)."""
-    from harness import cli
-
-    def call(*args: str) -> tuple[object, str, str]:
-        code: object = 0
-        try:
-            cli.main(args, registry=registry)
-        except SystemExit as exc:
-            code = exc.code
-        except Exception as exc:  # what the test reports
-            code = exc
-        captured = capsys.readouterr()
-        return code, captured.out, captured.err
-
-    return call
-
-
-def _run_args(suite: Path, store: str, reports: Path | str) -> list[str]:
-    return ["run", str(suite), "--tracking-uri", store, "--report-dir", str(reports), "-j", "0"]
+from helpers import SUITE, run_args
 
 
 def test_a_yaml_mapping_without_suite_keys_is_refused_without_quoting_it(harness_main, tmp_path):
@@ -56,7 +25,7 @@ def test_a_timeout_too_large_for_a_timestamp_is_refused(timeout, harness_main, t
     suite = tmp_path / "s.yaml"
     suite.write_text(SUITE)
     store = tmp_path / "store" / "mlflow.db"
-    args = [*_run_args(suite, f"sqlite:///{store}", tmp_path / "r"), "--timeout", timeout]
+    args = [*run_args(suite, f"sqlite:///{store}", tmp_path / "r"), "--timeout", timeout]
     code, out, err = harness_main(*args)
     assert code == 2, (code, out, err)
     assert "a timeout is at most 365 days (31,536,000 s)" in err
