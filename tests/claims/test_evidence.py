@@ -5,19 +5,16 @@ the suite would run now (:func:`harness.claims.evidence.check_results`, :func:`o
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from types import SimpleNamespace
 
 import pandas as pd
 import pytest
-import toy_plugin
+from helpers import TOY_CLAIMS_SUITE, call_main
 
-from harness import cli
 from harness.claims import Cells, Claim, Greater, Mean, Source, UseMetric, evaluate_claims
 from harness.claims.evidence import check_results, of_cells, read_results
 from harness.errors import SuiteError
-from harness.plugins.registry import build_registry
 from harness.suites.identity import Cell
 
 REGISTRY = SimpleNamespace(plugins={"p": "1.0"})
@@ -116,45 +113,11 @@ def test_an_export_of_another_suite_or_without_cell_hashes_is_refused(tmp_path):
         check_results(bare, REGISTRY, SUITE, "--results x")
 
 
-CLAIMS_SUITE = """
-name: toy-claims
-description: "A toy suite"
-seeds: [0, 1, 2, 3, 4, 5]
-runs:
-  - task: toy
-    datasets: [{name: noise, params: {n: 40}}]
-    methods:
-      - {name: mean, grid: {shift: [0.0, 1.0]}}
-      - {name: mean, params: {kind: noisy}}
-    metrics: [abs-error]
-"""
-
-
-def _call(registry, capsys, *args: str) -> tuple[int, str, str]:
-    """``harness ARGS`` in this process: ``(exit code, stdout, stderr)``."""
-    code = 0
-    try:
-        cli.main(args, registry=registry)
-    except SystemExit as exc:
-        code = exc.code
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
-
-
 @pytest.fixture(scope="module")
-def ran(tmp_path_factory, _empty_store):
-    """The toy claims suite run once, in this process: ``(suite path, store URI)``."""
-    folder = tmp_path_factory.mktemp("claims-run")
-    shutil.copy(_empty_store, folder / "mlflow.db")
-    (folder / "suite.yaml").write_text(CLAIMS_SUITE)
-    store = f"sqlite:///{folder}/mlflow.db"
-    registry = build_registry({"toy": toy_plugin}, entry_points=False)
-    args = ["run", str(folder / "suite.yaml"), "-j", "0", "--tracking-uri", store]
-    try:
-        cli.main([*args, "--report-dir", str(folder / "reports")], registry=registry)
-    except SystemExit as exc:
-        assert exc.code == 0
-    return str(folder / "suite.yaml"), store
+def ran(toy_claims_run):
+    """The session's run of the toy claims suite (tests/conftest.py): ``(suite path, store
+    URI)``."""
+    return toy_claims_run
 
 
 def _outcomes(verdicts: list[dict]) -> dict:
@@ -170,8 +133,8 @@ def test_every_export_format_ends_0_and_reads_back_to_the_stores_verdicts(
     suite, store = ran
     out = tmp_path / f"export.{fmt}"
     where = ["--out", str(out)] if to_file else []
-    code, text, err = _call(registry, capsys, "results", suite, "--tracking-uri", store,
-                            "--format", fmt, *where)  # fmt: skip
+    code, text, err = call_main(registry, capsys, "results", suite, "--tracking-uri", store,
+                                "--format", fmt, *where)  # fmt: skip
     if fmt == "parquet" and not to_file:
         assert code == 2 and "--out FILE" in err
         return
@@ -179,10 +142,10 @@ def test_every_export_format_ends_0_and_reads_back_to_the_stores_verdicts(
     if not to_file:
         out.write_text(text)
     assert "18 cells" in err if to_file else text
-    _, stored, _ = _call(registry, capsys, "claims", suite, "--tracking-uri", store,
-                         "--format", "json")  # fmt: skip
-    code, read, err = _call(registry, capsys, "claims", suite, "--results", str(out),
-                            "--format", "json")  # fmt: skip
+    _, stored, _ = call_main(registry, capsys, "claims", suite, "--tracking-uri", store,
+                             "--format", "json")  # fmt: skip
+    code, read, err = call_main(registry, capsys, "claims", suite, "--results", str(out),
+                                "--format", "json")  # fmt: skip
     assert code == 0, err
     assert _outcomes(json.loads(read)) == _outcomes(json.loads(stored))
 
@@ -190,12 +153,12 @@ def test_every_export_format_ends_0_and_reads_back_to_the_stores_verdicts(
 def test_float_seeds_in_an_evidence_file_are_refused_in_one_line(ran, registry, capsys, tmp_path):
     suite, store = ran
     out = tmp_path / "e.json"
-    _call(registry, capsys, "results", suite, "--tracking-uri", store, "--format", "json",
-          "--out", str(out))  # fmt: skip
+    call_main(registry, capsys, "results", suite, "--tracking-uri", store, "--format", "json",
+              "--out", str(out))  # fmt: skip
     export = json.loads(out.read_text())
     export["rows"][2]["seed"] = 1.5
     out.write_text(json.dumps(export))
-    code, _, err = _call(registry, capsys, "claims", suite, "--results", str(out))
+    code, _, err = call_main(registry, capsys, "claims", suite, "--results", str(out))
     assert code == 2 and "Traceback" not in err
     assert len(err.strip().splitlines()) == 1, err
     assert "row 3, column seed: expected a whole number" in err and "1.5" in err
@@ -209,7 +172,7 @@ def test_an_evidence_file_over_the_size_cap_is_refused_before_it_is_read(
     out.write_bytes(b"\0" * 4096)
     monkeypatch.setattr("harness.claims.evidence.RESULTS_MAX_BYTES", 1024)
     monkeypatch.setattr(pd, "read_parquet", lambda *a, **k: pytest.fail("read"))
-    code, _, err = _call(registry, capsys, "claims", suite, "--results", str(out))
+    code, _, err = call_main(registry, capsys, "claims", suite, "--results", str(out))
     assert code == 2 and "over the 0 GiB an export may hold" in err.replace("\n", " ")
 
 
@@ -231,9 +194,9 @@ def test_a_bad_evidence_file_is_refused_in_one_line(case, registry, capsys, tmp_
     """Float, negative, missing, textual or too large seeds, a status that is a number,
     files that are no export, truncated or of another format: each exit 2 in one line
     (float seeds gave a traceback before)."""
-    (tmp_path / "suite.yaml").write_text(CLAIMS_SUITE)
-    code, out, err = _call(registry, capsys, "claims", str(tmp_path / "suite.yaml"),
-                           "--results", str(EVIDENCE / case))  # fmt: skip
+    (tmp_path / "suite.yaml").write_text(TOY_CLAIMS_SUITE)
+    code, out, err = call_main(registry, capsys, "claims", str(tmp_path / "suite.yaml"),
+                               "--results", str(EVIDENCE / case))  # fmt: skip
     message = " ".join(err.split())
     assert code == 2 and "Traceback" not in out + err, err
     assert len(err.strip().splitlines()) == 1 or err.count("error:") == 1, err

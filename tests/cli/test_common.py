@@ -5,21 +5,11 @@ from __future__ import annotations
 
 import io
 
+from helpers import call_main
+
 import harness
-from harness import cli
 
 ESCAPES = "\x1b]0;pwned\x07\x1b[2J\x9b31m\u202eevil"
-
-
-def _call(registry, capsys, *args: str) -> tuple[int, str, str]:
-    """``harness ARGS`` in this process: ``(exit code, stdout, stderr)``."""
-    code = 0
-    try:
-        cli.main(args, registry=registry)
-    except SystemExit as exc:
-        code = exc.code
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def test_an_error_holding_escape_sequences_is_printed_escaped(registry, monkeypatch, capsys):
@@ -27,7 +17,7 @@ def test_an_error_holding_escape_sequences_is_printed_escaped(registry, monkeypa
         raise harness.errors.HarnessError(f"plugin says {ESCAPES}")
 
     monkeypatch.setattr("harness.cli.listing.get_registry", fail)
-    code, out, err = _call(registry, capsys, "list")
+    code, out, err = call_main(registry, capsys, "list")
     assert code == 1
     assert not any(c in out + err for c in "\x1b\x07\x9b\u202e")
     assert "plugin says \\x1b]0;pwned" in err

@@ -2,20 +2,9 @@
 
 from __future__ import annotations
 
-from harness import cli
+from helpers import call_main
 
 ESCAPES = "\x1b]0;pwned\x07\x1b[2J\x9b31m\u202eevil"
-
-
-def _call(registry, capsys, *args: str) -> tuple[int, str, str]:
-    """``harness ARGS`` in this process: ``(exit code, stdout, stderr)``."""
-    code = 0
-    try:
-        cli.main(args, registry=registry)
-    except SystemExit as exc:
-        code = exc.code
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def test_list_prints_a_claims_escape_sequences_and_markup_as_text(registry, monkeypatch, capsys):
@@ -24,7 +13,7 @@ def test_list_prints_a_claims_escape_sequences_and_markup_as_text(registry, monk
     claim = registry.get("claim", "toy", "shift-raises-error").cls
     monkeypatch.setattr(claim, "statement", f"Holds [bold]x[/] {ESCAPES}")
     monkeypatch.setattr(console, "width", 600)
-    code, out, _ = _call(registry, capsys, "list")
+    code, out, _ = call_main(registry, capsys, "list")
     assert code == 0
     assert not any(c in out for c in "\x1b\x07\x9b\u202e")
     assert "Holds [bold]x[/] \\x1b]0;pwned\\x07\\x1b[2J\\x9b31m\\u202eevil" in out

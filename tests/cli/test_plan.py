@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import pytest
 from fake_plugins import harness
-
-from harness import cli
+from helpers import call_main
 
 MANY = """
 name: many-cells
@@ -32,17 +31,6 @@ def test_dry_run_counts_per_task_and_shows_the_first_cells(toy_env, write_suite,
     assert len([line for line in every.stdout.splitlines() if "│ noise" in line]) == 20
 
 
-def _call(registry, capsys, *args: str) -> tuple[int, str, str]:
-    """``harness ARGS`` in this process: ``(exit code, stdout, stderr)``."""
-    code = 0
-    try:
-        cli.main(args, registry=registry)
-    except SystemExit as exc:
-        code = exc.code
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
-
-
 @pytest.fixture(scope="module")
 def ran(toy_claims_run):
     """The session's run of the toy claims suite: ``(suite path, store URI)``."""
@@ -54,8 +42,8 @@ def test_dry_run_counts_an_added_methods_cells_apart(ran, registry, capsys, monk
 
     suite, store = ran
     monkeypatch.setattr(console, "width", 200)
-    code, out, _ = _call(registry, capsys, "run", suite, "--dry-run", "--add-method", "skipper",
-                         "--tracking-uri", store)  # fmt: skip
+    code, out, _ = call_main(registry, capsys, "run", suite, "--dry-run", "--add-method", "skipper",
+                             "--tracking-uri", store)  # fmt: skip
     assert code == 0
     rows = {line.split("│")[2].strip(): line for line in out.splitlines() if line.count("│") > 4}
     assert "6: never run" in rows["skipper"] and " 18 " in rows["mean"]

@@ -9,11 +9,10 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from types import SimpleNamespace
 
 import pandas as pd
 import pytest
-from helpers import TWO_SEEDS, call_main, run_tracked
+from helpers import FRAGILE_RUN, TWO_SEEDS, call_main, run_tracked
 
 from harness import cli
 
@@ -42,30 +41,9 @@ def test_the_csv_export_of_the_cli_is_spreadsheet_safe(ran, registry, capsys, mo
     assert code == 0, err
 
 
-RUN = "  - {task: toy, datasets: [{name: noise, params: {n: 4}}], methods: [mean, fragile]}\n"
-
-
-@pytest.fixture
-def harness(registry, monkeypatch, capsys, tmp_path):
-    """``harness ARGS`` run in ``tmp_path``: its exit code, stdout and stderr."""
-
-    monkeypatch.chdir(tmp_path)
-
-    def call(*args: str) -> SimpleNamespace:
-        code = 0
-        try:
-            cli.main([*args, *(["-j", "0"] if args[0] == "run" else [])], registry=registry)
-        except SystemExit as exc:
-            code = exc.code
-        out, err = capsys.readouterr()
-        return SimpleNamespace(returncode=code, stdout=out, stderr=err)
-
-    return call
-
-
 def test_report_without_suite_covers_a_suite_made_of_includes(harness, store, tmp_path):
     """Before: only 'paper-b' was reported; 'everything' (includes only) was skipped."""
-    (tmp_path / "b.yaml").write_text(f"name: paper-b\nseeds: [0, 1]\nruns:\n{RUN}")
+    (tmp_path / "b.yaml").write_text(f"name: paper-b\nseeds: [0, 1]\nruns:\n{FRAGILE_RUN}")
     top = tmp_path / "top.yaml"
     top.write_text("name: everything\ninclude: [b.yaml]\n")
     ran = harness("run", str(top), "--tracking-uri", store)

@@ -3,22 +3,8 @@ report apart from the whole suite's, ``--strict-claims`` with no claim evaluated
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import pytest
-
-from harness import cli
-
-
-def _call(registry, capsys, *args: str) -> tuple[int, str, str]:
-    """``harness ARGS`` in this process: ``(exit code, stdout, stderr)``."""
-    code = 0
-    try:
-        cli.main(args, registry=registry)
-    except SystemExit as exc:
-        code = exc.code
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
+from helpers import FRAGILE_RUN, call_main
 
 
 @pytest.fixture(scope="module")
@@ -30,40 +16,18 @@ def ran(toy_claims_run):
 def test_strict_claims_exits_3_when_a_suites_task_has_no_claim_evaluated(ran, registry, capsys):
     suite, store = ran
     registry.entries["claim"].clear()  # the paper's claims vanished
-    code, _, err = _call(registry, capsys, "claims", suite, "--tracking-uri", store)
+    code, _, err = call_main(registry, capsys, "claims", suite, "--tracking-uri", store)
     assert code == 0
-    code, _, err = _call(registry, capsys, "claims", suite, "--tracking-uri", store,
-                         "--strict-claims")  # fmt: skip
+    code, _, err = call_main(registry, capsys, "claims", suite, "--tracking-uri", store,
+                             "--strict-claims")  # fmt: skip
     assert code == 3
     assert "--strict-claims: no claim of task toy was evaluated" in " ".join(err.split())
-
-
-RUN = "  - {task: toy, datasets: [{name: noise, params: {n: 4}}], methods: [mean, fragile]}\n"
-
-
-@pytest.fixture
-def harness(registry, monkeypatch, capsys, tmp_path):
-    """``harness ARGS`` run in ``tmp_path``: its exit code, stdout and stderr."""
-    from harness import cli
-
-    monkeypatch.chdir(tmp_path)
-
-    def call(*args: str) -> SimpleNamespace:
-        code = 0
-        try:
-            cli.main([*args, *(["-j", "0"] if args[0] == "run" else [])], registry=registry)
-        except SystemExit as exc:
-            code = exc.code
-        out, err = capsys.readouterr()
-        return SimpleNamespace(returncode=code, stdout=out, stderr=err)
-
-    return call
 
 
 def test_a_partial_run_writes_its_report_apart_from_the_whole_suites(harness, store, tmp_path):
     """Before: a run with --method replaced reports/<suite>/ with a report of one method."""
     suite = tmp_path / "daily.yaml"
-    suite.write_text(f"name: daily\nseeds: [0, 1]\nruns:\n{RUN}")
+    suite.write_text(f"name: daily\nseeds: [0, 1]\nruns:\n{FRAGILE_RUN}")
     whole = harness("run", str(suite), "--tracking-uri", store)
     assert whole.returncode == 0, whole.stdout + whole.stderr
     full = tmp_path / "reports" / "daily" / "report.md"
@@ -82,7 +46,7 @@ def test_a_partial_runs_report_never_replaces_another_suites(harness, store, tmp
     """Before: 'daily --method mean' wrote reports/daily-method-mean/, the folder of the
     suite named 'daily-method-mean', replacing its whole report with one of a method."""
     for name in ("daily-method-mean", "daily"):
-        (tmp_path / f"{name}.yaml").write_text(f"name: {name}\nseeds: [0, 1]\nruns:\n{RUN}")
+        (tmp_path / f"{name}.yaml").write_text(f"name: {name}\nseeds: [0, 1]\nruns:\n{FRAGILE_RUN}")
     whole = harness("run", str(tmp_path / "daily-method-mean.yaml"), "--tracking-uri", store)
     assert whole.returncode == 0, whole.stdout + whole.stderr
     other = tmp_path / "reports" / "daily-method-mean" / "report.md"

@@ -5,19 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-
-from harness import cli
-
-
-def _call(registry, capsys, *args: str) -> tuple[int, str, str]:
-    """``harness ARGS`` in this process: ``(exit code, stdout, stderr)``."""
-    code = 0
-    try:
-        cli.main(args, registry=registry)
-    except SystemExit as exc:
-        code = exc.code
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
+from helpers import call_main
 
 
 @pytest.fixture(scope="module")
@@ -32,8 +20,8 @@ def test_csv_export_neutralises_formula_cells_and_reads_them_back_as_they_were(
     from harness.claims.evidence import read_results, spreadsheet_safe
 
     suite, store = ran
-    _call(registry, capsys, "results", suite, "--tracking-uri", store,
-          "--format", "parquet", "--out", str(tmp_path / "e.parquet"))  # fmt: skip
+    call_main(registry, capsys, "results", suite, "--tracking-uri", store,
+              "--format", "parquet", "--out", str(tmp_path / "e.parquet"))  # fmt: skip
     frame = pd.read_parquet(tmp_path / "e.parquet")
     evil = ['=HYPERLINK("http://x","y")', "-2+3+cmd|' /C calc'!A0", "@SUM(A1)", "+1+1",
             "\t=1", "'=quoted", "''x", "-0.5", "plain"]  # fmt: skip

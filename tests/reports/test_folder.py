@@ -2,10 +2,7 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
-import textwrap
 import time
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -255,7 +252,6 @@ def test_the_report_reads_at_1400_px_and_keeps_each_tasks_contents_together(tmp_
     the two columns)."""
     import html
     import shutil
-    import subprocess
 
     from harness.reports.render import render
 
@@ -278,40 +274,9 @@ def test_the_report_reads_at_1400_px_and_keeps_each_tasks_contents_together(tmp_
     assert probe["split"] == [], probe
 
 
-HARNESS = str(Path(sys.executable).with_name("harness"))
-
-
-SUITE = """
-name: daily
-seeds: [0, 1, 2]
-runs:
-  - task: toy
-    datasets: [{name: noise, grid: {n: [3, 30]}}]
-    methods: [mean, {name: mean, params: {shift: 5.0}}, boom, skipper]
-    metrics: [abs-error, stats, never]
-"""
-
-
-@pytest.fixture(scope="module")
-def finished(tmp_path_factory, _empty_store):
-    """One real `harness run` of SUITE (module-scoped: the tests below read its outputs)."""
-    import shutil
-
-    from fake_plugins import toy_environment
-
-    tmp = tmp_path_factory.mktemp("daily")
-    shutil.copy(_empty_store, tmp / "mlflow.db")
-    store = f"sqlite:///{tmp}/mlflow.db"
-    env = toy_environment(tmp / "site")
-    suite = tmp / "daily.yaml"
-    suite.write_text(textwrap.dedent(SUITE))
-    cmd = [HARNESS, "run", str(suite), "--tracking-uri", store, "--report-dir", str(tmp)]
-    run = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
-    return {"run": run, "tmp": tmp, "store": store, "env": env, "suite": suite}
-
-
-def test_the_report_opens_with_contents_and_a_summary_and_writes_numbers(finished):
-    folder = finished["tmp"] / "daily"
+def test_the_report_opens_with_contents_and_a_summary_and_writes_numbers(daily_run):
+    """Reads the session's one `harness run` of DAILY_SUITE (tests/conftest.py)."""
+    folder = daily_run["tmp"] / "daily"
     page = (folder / "report.html").read_text()
     assert page.index("Contents") < page.index("Summary per task") < page.index("Mean ± 95%")
     assert "Best method per dataset and metric" in page

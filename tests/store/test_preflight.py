@@ -7,38 +7,12 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import textwrap
 import time
 from pathlib import Path
 
 import pytest
-
-from harness import cli
-
-SUITE = """
-name: toy-claims
-description: "A toy suite"
-seeds: [0, 1, 2, 3, 4, 5]
-runs:
-  - task: toy
-    datasets: [{name: noise, params: {n: 40}}]
-    methods:
-      - {name: mean, grid: {shift: [0.0, 1.0]}}
-      - {name: mean, params: {kind: noisy}}
-    metrics: [abs-error]
-"""
-
-
-def _call(registry, capsys, *args: str) -> tuple[int, str, str]:
-    """``harness ARGS`` in this process: ``(exit code, stdout, stderr)``."""
-    code = 0
-    try:
-        cli.main(args, registry=registry)
-    except SystemExit as exc:
-        code = exc.code
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
+from helpers import HARNESS, TOY_CLAIMS_SUITE, call_main
 
 
 @pytest.mark.parametrize("tail", ["?mode=ro", "#main"])
@@ -46,15 +20,12 @@ def test_a_sqlite_uri_with_a_query_is_refused_and_creates_no_file(
     registry, capsys, tmp_path, monkeypatch, write_suite, tail
 ):
     monkeypatch.chdir(tmp_path)
-    suite = write_suite(textwrap.dedent(SUITE))
-    code, _, err = _call(registry, capsys, "run", str(suite), "--tracking-uri",
-                         f"sqlite:///q.db{tail}")  # fmt: skip
+    suite = write_suite(textwrap.dedent(TOY_CLAIMS_SUITE))
+    code, _, err = call_main(registry, capsys, "run", str(suite), "--tracking-uri",
+                             f"sqlite:///q.db{tail}")  # fmt: skip
     assert code == 2
     assert "does not read a SQLite URI's query or fragment" in " ".join(err.split())
     assert sorted(p.name for p in tmp_path.iterdir()) == ["suite.yaml"]
-
-
-HARNESS = str(Path(sys.executable).with_name("harness"))
 
 
 STORE_FAULTS = """

@@ -13,6 +13,7 @@ import mlflow
 import numpy as np
 import pytest
 import toy_plugin
+from helpers import TOY_CLAIMS_SUITE, call_main
 
 from harness import Metric, cli, hookimpl
 from harness.components import Curve
@@ -378,31 +379,6 @@ def test_the_export_names_the_plugin_version_and_fingerprint(tracked):
     assert "git_commit" not in table.columns
 
 
-CLAIMS_SUITE = """
-name: toy-claims
-description: "A toy suite"
-seeds: [0, 1, 2, 3, 4, 5]
-runs:
-  - task: toy
-    datasets: [{name: noise, params: {n: 40}}]
-    methods:
-      - {name: mean, grid: {shift: [0.0, 1.0]}}
-      - {name: mean, params: {kind: noisy}}
-    metrics: [abs-error]
-"""
-
-
-def _call(registry, capsys, *args: str) -> tuple[int, str, str]:
-    """``harness ARGS`` in this process: ``(exit code, stdout, stderr)``."""
-    code = 0
-    try:
-        cli.main(args, registry=registry)
-    except SystemExit as exc:
-        code = exc.code
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
-
-
 @pytest.mark.parametrize("direct", ["1", "0"], ids=["direct-sqlite", "mlflow"])
 def test_experiments_describe_their_suite_and_parent_runs_their_verdicts(
     registry, capsys, tmp_path, monkeypatch, _empty_store, direct
@@ -413,13 +389,14 @@ def test_experiments_describe_their_suite_and_parent_runs_their_verdicts(
     monkeypatch.setenv("HARNESS_DIRECT_SQLITE", direct)
     shutil.copy(_empty_store, tmp_path / "mlflow.db")
     store = f"sqlite:///{tmp_path}/mlflow.db"
-    (tmp_path / "inner.yaml").write_text(CLAIMS_SUITE)
+    (tmp_path / "inner.yaml").write_text(TOY_CLAIMS_SUITE)
     (tmp_path / "top.yaml").write_text(
         "name: toy-top\ndescription: 'All [toy](javascript:alert(1)) suites'\n"
         "include: [inner.yaml]\n"
     )
-    code, _, err = _call(registry, capsys, "run", str(tmp_path / "top.yaml"), "-j", "0",
-                         "--tracking-uri", store, "--report-dir", str(tmp_path / "r"))  # fmt: skip
+    code, _, err = call_main(registry, capsys, "run", str(tmp_path / "top.yaml"), "-j", "0",
+                             "--tracking-uri", store,
+                             "--report-dir", str(tmp_path / "r"))  # fmt: skip
     assert code == 0, err
     import mlflow
 
@@ -511,7 +488,6 @@ def test_a_tracking_server_lost_mid_run_exits_2_saying_so_and_keeps_what_was_log
     cell. Now exit 2 with one line that says what happened and how to resume."""
     from mlflow.exceptions import MlflowException
 
-    from harness import cli
     from harness.store.tracking import connection_lost
 
     lost = MlflowException(
@@ -597,7 +573,6 @@ def test_an_included_suite_logs_to_its_own_experiment_with_unique_run_names(
     # `harness report` of every suite: the top suite's report holds the included suite's
     # cells too, as its run's report does (before: 1 cell, and "4 of 5 cells have no
     # result"); the included suite's holds its own 4
-    from harness import cli
 
     capsys.readouterr()
     cli.main(["report", "--tracking-uri", store, "--out", str(tmp_path / "r")], registry=registry)

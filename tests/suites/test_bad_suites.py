@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import call_main
 
 from harness.suites.schema import NAME_MAX, check_name, safe_name
 
@@ -63,20 +64,9 @@ def corpus(tmp_path_factory) -> Path:
 
 
 @pytest.fixture
-def in_process(registry, monkeypatch, capsys):
+def in_process(registry, capsys):
     """``harness ARGS`` through ``cli.main()`` in this process, with the toy registry."""
-    from harness import cli
-
-    def call(*args: str) -> tuple[int, str, str]:
-        code = 0
-        try:
-            cli.main(args, registry=registry)
-        except SystemExit as exc:
-            code = exc.code
-        captured = capsys.readouterr()
-        return code, captured.out, captured.err
-
-    return call
+    return lambda *args: call_main(registry, capsys, *args)
 
 
 def test_the_corpus_has_at_least_50_cases():
