@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -14,6 +13,7 @@ from pathlib import Path
 
 import psutil
 import pytest
+from helpers import CHROMIUM_FLAGS, free_port, start_ui
 
 from harness.runs.runner import run_suite
 from harness.store.layout import ui_path
@@ -29,12 +29,6 @@ runs:
     methods: [mean]
     metrics: [abs-error, stats, path]
 """
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _api(base: str, endpoint: str, body: dict | None = None) -> dict:
@@ -59,15 +53,9 @@ def server(tmp_path_factory, _empty_store):
     (folder / "suite.yaml").write_text(SUITE)
     registry = build_registry({"toy": toy_plugin}, entry_points=False)
     outcome = run_suite(load_suite(folder / "suite.yaml", registry), registry, Tracker(uri))
-    port = _free_port()
-    harness = str(Path(sys.executable).parent / "harness")
+    port = free_port()
     log = (folder / "ui.err").open("w")
-    process = subprocess.Popen(
-        [harness, "ui", "--tracking-uri", uri, "--port", str(port)],
-        stdout=subprocess.PIPE,
-        stderr=log,
-        text=True,
-    )
+    process = start_ui(uri, port, log)
     base = f"http://127.0.0.1:{port}"
     try:
         first = process.stdout.readline()  # harness ui prints its URL once the UI answers
@@ -111,7 +99,7 @@ def test_ui_of_an_unreachable_server_exits_2(tmp_path):
     harness = str(Path(sys.executable).parent / "harness")
     tic = time.monotonic()
     result = subprocess.run(
-        [harness, "ui", "--tracking-uri", f"http://127.0.0.1:{_free_port()}"],
+        [harness, "ui", "--tracking-uri", f"http://127.0.0.1:{free_port()}"],
         capture_output=True,
         text=True,
         timeout=60,
@@ -148,19 +136,7 @@ def test_ui_experiment_page_renders_in_headless_chromium(server, tmp_path):
     if chromium is None:
         pytest.skip("chromium is not installed (Debian: apt-get install chromium)")
     base, outcome, _ = server
-    flags = [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        f"--user-data-dir={tmp_path / 'profile'}",
-        "--window-size=1400,900",
-        "--virtual-time-budget=20000",
-    ]
+    flags = [*CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}"]
     page = base + ui_path(outcome.experiment_id)
     shot = tmp_path / "experiment.png"
     subprocess.run(

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import functools
 import math
-import threading
 import time
 import types
 from collections import deque
@@ -17,6 +16,7 @@ import numpy as np
 import psutil
 import pytest
 import toy_plugin
+from helpers import run_within
 from toy_plugin import Draws
 
 from harness import Dataset, Method, Metric, hookimpl
@@ -501,22 +501,6 @@ def test_params_may_hold_descriptors_and_inherit_a_plain_mixins_constants():
     assert list(params_fields(Params)) == ["scale"]
 
 
-def _run(executor, cells, limit_s=90.0):
-    """``{cell_hash: result}``, every cell with one result, within ``limit_s``."""
-    results: dict = {}
-
-    def keep(cell, result):
-        assert cell.cell_hash not in results, "a cell got two results"
-        results[cell.cell_hash] = result
-
-    thread = threading.Thread(target=executor.run, args=(cells, keep), daemon=True)
-    thread.start()
-    thread.join(limit_s)
-    assert not thread.is_alive(), f"the executor hung; results so far: {results}"
-    assert set(results) == {c.cell_hash for c in cells}, "every cell gets exactly one result"
-    return results
-
-
 class Slotted:
     __slots__ = ("arr",)
 
@@ -658,7 +642,7 @@ def test_a_write_into_shared_data_in_any_container_never_reaches_the_next_cell(w
     """
     cells = load_suite(write_suite(text), registry).cells
     assert [c.method for c in cells] == ["scribble", "read"]  # one data key: one worker
-    results = _run(LocalExecutor(registry, 1), cells)
+    results = run_within(LocalExecutor(registry, 1), cells)
     read = results[cells[1].cell_hash]
     assert (read.status, read.metrics) == ("ok", {"output": 1.0})
     scribble = results[cells[0].cell_hash]

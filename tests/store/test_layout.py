@@ -10,12 +10,10 @@ from __future__ import annotations
 import json
 import shutil
 import signal
-import socket
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
+from helpers import CHROMIUM_FLAGS, free_port, start_ui
 
 from harness.runs.runner import run_suite
 from harness.store import layout, tracking
@@ -30,19 +28,6 @@ runs:
     methods: [mean]
     metrics: [abs-error, stats]
 """
-
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--window-size=1400,900",  # wide enough that the grid renders the metric columns
-    "--virtual-time-budget=20000",
-]
 
 
 def _view(tracker: tracking.Tracker, experiment_id: str) -> dict:
@@ -66,12 +51,6 @@ def test_saved_view_picks_every_metric_and_exists_before_any(registry, store, wr
     assert view["orderByKey"] == "tags.`mlflow.runName`"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.mark.slow
 def test_printed_link_shows_metric_columns_of_the_runs(registry, store, write_suite, tmp_path):
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -82,15 +61,9 @@ def test_printed_link_shows_metric_columns_of_the_runs(registry, store, write_su
     results = tracker.results(outcome.experiment_id)
     value = float(results.loc[results["dataset.n"].astype(str) == "3", "abs-error"].iloc[0])
 
-    port = _free_port()
-    harness = str(Path(sys.executable).parent / "harness")
+    port = free_port()
     log = (tmp_path / "ui.err").open("w")
-    ui = subprocess.Popen(
-        [harness, "ui", "--tracking-uri", store, "--port", str(port)],
-        stdout=subprocess.PIPE,
-        stderr=log,
-        text=True,
-    )
+    ui = start_ui(store, port, log)
     try:
         ready = ui.stdout.readline()  # printed once the UI answers
         assert ready.startswith("MLflow UI on"), (tmp_path / "ui.err").read_text()

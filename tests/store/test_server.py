@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from helpers import free_port
 
 HARNESS = str(Path(sys.executable).parent / "harness")
 SECRET = "pw-9f3c1d7e"  # a password that must never be printed or logged
@@ -46,12 +47,6 @@ runs:
     methods: [mean, boom]
     metrics: [abs-error]
 """
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _toy_env(folder: Path) -> dict[str, str]:
@@ -84,7 +79,7 @@ def _throwaway_cluster(bindir: Path) -> Iterator[str]:
     if os.geteuid() == 0:
         shutil.chown(folder, "postgres")
         as_postgres = ["runuser", "-u", "postgres", "--"]
-    port = _free_port()
+    port = free_port()
     data = folder / "data"
     run = [*as_postgres, str(bindir / "initdb"), "-D", str(data), "-A", "trust", "-U"]
     subprocess.run([*run, "postgres", "--no-sync"], check=True, capture_output=True)
@@ -143,7 +138,7 @@ def served(tmp_path_factory, postgres, _empty_store):
     else:
         shutil.copy(_empty_store, folder / "mlflow.db")
         backend = f"sqlite:///{folder}/mlflow.db"
-    port = _free_port()
+    port = free_port()
     env["HARNESS_SERVER_STORE"] = backend  # as the README says: no password on a command line
     command = [HARNESS, "server", "--artifacts", str(folder / "artifacts")]
     command += ["--port", str(port), "--workers", "1"]
@@ -283,9 +278,9 @@ def test_unusable_store_exits_2_within_15_s_without_secret(where, black_hole, tm
     env = _toy_env(tmp_path)
     (tmp_path / "suite.yaml").write_text(textwrap.dedent(FAILING_SUITE))
     uri = {
-        "closed-port": f"http://alice:{SECRET}@127.0.0.1:{_free_port()}",
+        "closed-port": f"http://alice:{SECRET}@127.0.0.1:{free_port()}",
         "silent-server": f"http://alice:{SECRET}@127.0.0.1:{black_hole}",
-        "postgres-closed-port": f"postgresql://alice:{SECRET}@127.0.0.1:{_free_port()}/x",
+        "postgres-closed-port": f"postgresql://alice:{SECRET}@127.0.0.1:{free_port()}/x",
     }[where]
     tic = time.monotonic()
     result = _run(env, tmp_path, "suite.yaml", "--tracking-uri", uri, timeout=60)
