@@ -34,6 +34,27 @@ def limit_process_threads(n: int) -> None:
         torch.set_num_threads(n)
 
 
+def threads_per_worker(workers: int) -> int:
+    """BLAS/torch threads for each of ``workers`` processes sharing this machine: the cores
+    this process may run on (its CPU affinity, as ``taskset`` sets it) split among them, at
+    most the user's own ``OMP_NUM_THREADS`` when set, at least 1.
+
+    Source: ``os.sched_getaffinity`` (Linux; ``os.cpu_count`` elsewhere).
+    """
+    import os
+
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cores = os.cpu_count() or 1
+    threads = max(1, cores // max(1, workers))
+    try:
+        asked = int(os.environ.get("OMP_NUM_THREADS", ""))
+    except ValueError:  # unset or not a number: not the user's limit
+        return threads
+    return max(1, min(threads, asked)) if asked >= 1 else threads
+
+
 @contextlib.contextmanager
 def limit_threads(n: int, *, torch: bool = False) -> Iterator[None]:
     """Run the block with at most ``n`` BLAS/OpenMP threads and ``n`` intra-op torch threads,

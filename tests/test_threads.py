@@ -69,3 +69,20 @@ def test_a_worker_limit_covers_torch_imported_after_it():
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "1"
+
+
+def test_workers_share_the_cores_this_process_may_use_within_the_users_limit(monkeypatch):
+    """``taskset -c 0`` and a user's OMP_NUM_THREADS=1 bound each worker's threads (before:
+    cpu_count // workers, so a worker on one allowed core ran 2 threads: found by a breaker)."""
+    from harness.threads import threads_per_worker
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    assert threads_per_worker(2) == 2 and threads_per_worker(8) == 1
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    assert threads_per_worker(1) == 1
+    monkeypatch.setenv("OMP_NUM_THREADS", "not a number")
+    assert threads_per_worker(1) == 4
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0}, raising=False)
+    monkeypatch.delenv("OMP_NUM_THREADS")
+    assert threads_per_worker(1) == 1

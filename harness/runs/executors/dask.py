@@ -22,6 +22,7 @@ from harness.runs.executors.base import (
 )
 from harness.runs.executors.worker import Message, Worker
 from harness.suites.identity import Cell
+from harness.threads import threads_per_worker
 
 if TYPE_CHECKING:
     from distributed import Client, Future
@@ -185,7 +186,7 @@ class DaskExecutor:
     def run(self, cells: Iterable[Cell], on_result: OnResult) -> None:
         """Same contract as :meth:`harness.runs.executors.local.LocalExecutor.run`."""
         dd = self._distributed
-        threads = None if self.scheduler else max(1, (os.cpu_count() or 1) // self.n_jobs)
+        threads = None if self.scheduler else threads_per_worker(self.n_jobs)
         router = Router(cells)
         self._cells = {c.cell_hash: c for group in router.groups.values() for c in group}
         self._started, self._ended = {}, set()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Iterable
 from multiprocessing.connection import wait
@@ -19,6 +18,7 @@ from harness.runs.executors.base import (
 )
 from harness.runs.executors.worker import Message, Worker
 from harness.suites.identity import Cell
+from harness.threads import threads_per_worker
 
 __all__ = ["LocalExecutor"]
 
@@ -36,13 +36,14 @@ class LocalExecutor:
     registry : Registry
         Inherited by the workers through ``fork``.
     n_jobs : int, default=1
-        Worker processes; each gets ``cpu_count // n_jobs`` BLAS/torch threads.
+        Worker processes; each gets :func:`harness.threads.threads_per_worker` BLAS/torch
+        threads (usable cores // n_jobs, at most the user's ``OMP_NUM_THREADS``).
     """
 
     def __init__(self, registry: Registry, n_jobs: int = 1) -> None:
         self.registry = registry
         self.n_jobs = max(1, n_jobs)
-        self.threads = max(1, (os.cpu_count() or 1) // self.n_jobs)
+        self.threads = threads_per_worker(self.n_jobs)
         self.ahead = 2  # cells held by one worker: the running one and the next
         self._slots: list[Worker] = []
 
