@@ -22,6 +22,16 @@ from helpers import HARNESS, TOY_CLAIMS_SUITE
 from harness.plugins.registry import build_registry
 
 
+def pytest_configure(config):
+    """Ctrl-C as a terminal delivers it: a test run started in the background of a script
+    (``make test &``) inherits SIGINT ignored, and the Ctrl-C tests (and the subprocesses
+    they start, which inherit an ignored signal across exec) would then never see it."""
+    import signal
+
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _plugin_cache(tmp_path_factory):
     """Plugin descriptions (harness.plugins.catalog) cached in the test session's folder, never the
