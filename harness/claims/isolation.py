@@ -69,6 +69,7 @@ plugin's or a claim's code."""
 _HEADER = struct.Struct("!Q")
 _EXIT = os._exit  # the child's own exit, whatever a call's code does to ``os``
 _SUBREAPER = 36  # prctl(2) PR_SET_CHILD_SUBREAPER
+_PARENT_DEATH_SIGNAL = 1  # prctl(2) PR_SET_PDEATHSIG
 
 
 @dataclass(frozen=True)
@@ -177,9 +178,11 @@ def _serve(function: Callable[..., Any], calls: Sequence[tuple], shared: Sequenc
         for fd in (0, 1, 2):
             os.dup2(devnull, fd)
         os.close(devnull)
+        caller = os.getppid()
         reaper = _become_subreaper()
         if reaper:  # the caller's end (its Ctrl-C, a SIGTERM): what the calls left goes too
             signal.signal(signal.SIGTERM, _ended_by_caller)
+            _term_when_parent_dies(caller)  # a caller killed outright (SIGKILL) as well
         gc.freeze()  # the children copy fewer pages: their collections skip these objects
         first = 0
         while first < len(calls):
@@ -308,6 +311,20 @@ def _become_subreaper() -> bool:
         return listed and libc.prctl(_SUBREAPER, 1, 0, 0, 0) == 0  # and its children listed
     except (OSError, AttributeError):
         return False
+
+
+def _term_when_parent_dies(parent: int) -> None:
+    """SIGTERM to this process when its parent ends (Linux ``PR_SET_PDEATHSIG``), so that a
+    caller killed with no chance to end its server (SIGKILL, SIGTERM unhandled) still takes
+    what its calls left with it; at once if the parent has ended already."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(_PARENT_DEATH_SIGNAL, signal.SIGTERM, 0, 0, 0)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # ended before the request: nothing would signal it
+        os.kill(os.getpid(), signal.SIGTERM)
 
 
 def _descendants(root: int) -> list[int]:

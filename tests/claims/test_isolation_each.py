@@ -201,16 +201,18 @@ call_isolated_each(escapes, [(sys.argv[1],)], timeout=120.0)
 
 
 @needs_setsid
-def test_a_caller_interrupted_mid_call_leaves_no_setsid_process(tmp_path):
-    """Ctrl-C in the caller while a call runs: the server kills what the call left, those
-    that left with setsid too (before, the sleeper outlived the harness: found by a breaker)."""
+@pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGKILL], ids=["ctrl-c", "kill-9"])
+def test_a_caller_ended_mid_call_leaves_no_setsid_process(tmp_path, how):
+    """Ctrl-C in the caller, or the caller killed outright, while a call runs: the server
+    kills what the call left, those that left with setsid too (before, the sleeper outlived
+    the harness: found by a breaker; kill -9 fails without PR_SET_PDEATHSIG)."""
     marker = tmp_path / "sleeper"
     caller = subprocess.Popen([sys.executable, "-c", _INTERRUPTED, str(marker)])
     deadline = time.monotonic() + 60
     while not marker.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
     sleeper = int(marker.read_text())
-    caller.send_signal(signal.SIGINT)
+    caller.send_signal(how)
     caller.wait(timeout=30)
     deadline = time.monotonic() + 5
     while _alive(sleeper) and time.monotonic() < deadline:
